@@ -1,0 +1,113 @@
+// buildApp: the one factory the server, the CLI's checks and the tests all use.
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { AppContext } from './context.js';
+import { MailWorker } from './jobs/mail.js';
+import { installErrorHandler } from './core/error-handler.js';
+import { authenticate, credentialOf } from './core/auth.js';
+import { registerHealth } from './modules/health/routes.js';
+import { registerAccounts } from './modules/accounts/routes.js';
+import { registerApiKeys } from './modules/accounts/apikeys.js';
+import { registerOrganizations } from './modules/organizations/routes.js';
+import { registerPersonnel } from './modules/personnel/routes.js';
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+  /** Run the background workers in this process (default true). */
+  workers?: boolean;
+}
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+/** Builds the HTTP application on a database; listening is the caller's business. */
+export async function buildApp(options: BuildOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : {
+      level: config.logLevel,
+      redact: ['req.headers.token', 'req.headers.authorization', 'req.headers.cookie'],
+    },
+    bodyLimit: config.bodyLimit,
+    trustProxy: false,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500 },
+  });
+
+  // Bodies are validated strictly (no coercion, unknown fields refused); query strings
+  // and path parameters are coerced from their text form.
+  const strict = new Ajv({ allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false });
+  const coercing = new Ajv({ allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false });
+  addFormats.default(strict);
+  addFormats.default(coercing);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+
+  // JSON only: other media types get 415.
+  app.removeContentTypeParser('text/plain');
+
+  installErrorHandler(app);
+
+  const mail = new MailWorker({
+    db: database.db,
+    smtpUrl: config.smtpUrl,
+    mailFrom: config.mailFrom,
+    dataDir: config.dataDir,
+    log: app.log,
+    retrySeconds: config.mailRetrySeconds,
+  });
+  const ctx: AppContext = { config, database, db: database.db, mail };
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Records Service API',
+        version: '1.0.0',
+        description: 'Organizations, personnel, projects, tables of records, cells, a hash-chained version history, workflows and notifications. '
+          + 'Authenticate with the header `token: <token>` (or `Authorization: Token <token>`); API keys as `Authorization: Bearer <key>`.',
+      },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'token' },
+          apiKey: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ token: [] }, { apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
+
+  app.decorateRequest('actor', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config?.auth === false || request.url.startsWith('/docs')) return;
+    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+  });
+
+  registerHealth(app, ctx);
+  registerAccounts(app, ctx);
+  registerApiKeys(app, ctx);
+  registerOrganizations(app, ctx);
+  registerPersonnel(app, ctx);
+
+  if (options.workers !== false) {
+    app.addHook('onReady', async () => mail.start());
+  }
+  app.addHook('onClose', async () => mail.stop());
+  return { app, ctx };
+}

@@ -1,0 +1,89 @@
+import path from 'node:path';
+import os from 'node:os';
+
+/** The service's configuration, read once from the environment and validated at boot. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  publicUrl: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  salesContact: string;
+  initialCredits: string;
+  signupEnabled: boolean;
+  tokenIdleMinutes: number;
+  workers: number;
+  logLevel: string;
+  bodyLimit: number;
+  mailRetrySeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const MONEY = /^\d{1,12}(\.\d{1,2})?$/;
+
+/** Reads and validates the configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) problems.push(`${name} must start with ${protocols.join(' or ')}`);
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  const initialCredits = env.INITIAL_CREDITS && env.INITIAL_CREDITS !== '' ? env.INITIAL_CREDITS : '0.00';
+  if (!MONEY.test(initialCredits)) problems.push(`INITIAL_CREDITS must be a decimal amount like 10.00, got "${initialCredits}"`);
+
+  const config: Config = {
+    port: int('PORT', 8000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    publicUrl: url('PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Records Service <no-reply@records.local>',
+    salesContact: env.SALES_CONTACT || 'sales@records.local',
+    initialCredits,
+    signupEnabled: bool('SIGNUP_ENABLED', true),
+    tokenIdleMinutes: int('TOKEN_IDLE_MINUTES', 30, 1, 525600),
+    workers: int('WORKERS', os.availableParallelism(), 1, 256),
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimit: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    mailRetrySeconds: int('MAIL_RETRY_SECONDS', 5, 1, 3600),
+  };
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

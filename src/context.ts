@@ -1,0 +1,11 @@
+import type { Config } from './config.js';
+import type { Database, Db } from './db/client.js';
+import type { MailWorker } from './jobs/mail.js';
+
+/** What every module's routes and services are given: configuration, the database, the background workers. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  mail: MailWorker;
+}

@@ -1,0 +1,80 @@
+// Roles: who the caller is in an organization. What each role may do is in permissions.ts.
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../db/client.js';
+import { personnel } from '../db/schema.js';
+import { isSid } from './ids.js';
+import { errors } from './errors.js';
+import type { Actor } from './auth.js';
+
+/** Organization roles (design: Roles). Alumni: archived or past date_end, no access. */
+export type OrgRole = 'admin' | 'member' | 'alumni';
+
+/** The caller's standing in one organization. */
+export interface Membership {
+  organizationSid: string;
+  organizationName: string;
+  personnelSid: string;
+  role: OrgRole;
+}
+
+interface MembershipRow {
+  organization_sid: string;
+  organization_name: string;
+  personnel_sid: string | null;
+  is_administrator: boolean | null;
+  is_archived: boolean | null;
+  is_current: boolean | null;
+}
+
+/** The SQL that says whether a personnel row grants access today. */
+export const ACTIVE_PERSONNEL = sql`(NOT ${personnel.isArchived} AND (${personnel.dateEnd} IS NULL OR ${personnel.dateEnd} >= CURRENT_DATE))`;
+
+function roleOf(row: MembershipRow): OrgRole | null {
+  if (row.personnel_sid === null) return null;
+  if (row.is_archived || !row.is_current) return 'alumni';
+  return row.is_administrator ? 'admin' : 'member';
+}
+
+/**
+ * The organization `orgSid` and the caller's role in it, in one query.
+ * Returns undefined when the organization does not exist; role null when the caller is not personnel there.
+ */
+export async function findMembership(db: Db, actor: Actor, orgSid: string): Promise<{ membership: Membership | null; exists: boolean }> {
+  if (!isSid(orgSid)) return { membership: null, exists: false };
+  const [row] = await query<MembershipRow>(db, sql`
+    SELECT o.sid AS organization_sid, o.name AS organization_name, personnel.sid AS personnel_sid,
+           personnel.is_administrator, personnel.is_archived,
+           (personnel.date_end IS NULL OR personnel.date_end >= CURRENT_DATE) AS is_current
+      FROM organizations o LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${actor.userSid}
+     WHERE o.sid = ${orgSid}`);
+  if (!row) return { membership: null, exists: false };
+  const role = roleOf(row);
+  if (role === null) return { membership: null, exists: true };
+  return {
+    exists: true,
+    membership: { organizationSid: row.organization_sid, organizationName: row.organization_name, personnelSid: row.personnel_sid!, role },
+  };
+}
+
+/**
+ * The caller's active role in an organization named in a list path: 406 when the
+ * organization does not exist, 403 when the caller is not an active member.
+ */
+export async function requireOrganizationMember(db: Db, actor: Actor, orgSid: string): Promise<Membership> {
+  const { membership, exists } = await findMembership(db, actor, orgSid);
+  if (!exists) throw errors.wrongId();
+  if (!membership || membership.role === 'alumni') throw errors.forbidden();
+  return membership;
+}
+
+/**
+ * The caller's active role in the organization that owns a record they asked for by sid:
+ * a record of an organization the caller never belonged to is simply not found (404),
+ * a former member (Alumni) is refused (403).
+ */
+export async function requireRecordAccess(db: Db, actor: Actor, orgSid: string): Promise<Membership> {
+  const { membership } = await findMembership(db, actor, orgSid);
+  if (!membership) throw errors.notFound();
+  if (membership.role === 'alumni') throw errors.forbidden();
+  return membership;
+}

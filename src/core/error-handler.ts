@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, MESSAGES, errors } from './errors.js';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** The field an ajv error is about, and a message a person can act on. */
+function describeValidation(error: AjvError): [string, string] {
+  const pathParts = error.instancePath.split('/').filter(Boolean);
+  if (error.keyword === 'required') return [[...pathParts, String(error.params.missingProperty)].join('.'), 'This field is required.'];
+  if (error.keyword === 'additionalProperties') {
+    return [[...pathParts, String(error.params.additionalProperty)].join('.'), 'Unknown field.'];
+  }
+  const field = pathParts.join('.') || 'non_field_errors';
+  switch (error.keyword) {
+    case 'maxLength': return [field, `Ensure this field has no more than ${error.params.limit} characters.`];
+    case 'minLength': return [field, error.params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${error.params.limit} characters.`];
+    case 'maxItems': return [field, `Ensure this field has no more than ${error.params.limit} elements.`];
+    case 'minItems': return [field, `Ensure this field has at least ${error.params.limit} elements.`];
+    case 'format': return [field, `Enter a valid ${String(error.params.format).replace('date-time', 'timestamp')}.`];
+    case 'pattern': return [field, 'Enter a value in the expected format.'];
+    case 'enum': return [field, `Must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}.`];
+    case 'minimum': case 'maximum': return [field, `Must be ${error.message}.`];
+    case 'type': return [field, `Must be of type ${String(error.params.type)}.`];
+    default: return [field, error.message ? `${error.message[0].toUpperCase()}${error.message.slice(1)}.` : 'Invalid value.'];
+  }
+}
+
+/** Field errors {"field": ["message"]} from ajv's errors, union branches collapsed to one message. */
+export function validationBody(validation: AjvError[], context?: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const unionFields = new Set<string>();
+  for (const error of validation) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') unionFields.add(error.instancePath.split('/').filter(Boolean).join('.'));
+  }
+  for (const error of validation) {
+    let [field, message] = describeValidation(error);
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') message = 'Invalid value.';
+    else if (unionFields.has(field)) continue; // the anyOf summary stands for its branches
+    if (field === 'non_field_errors' && context === 'body' && error.keyword === 'type') message = 'Expected a JSON object.';
+    (out[field] ??= []);
+    if (!out[field].includes(message)) out[field].push(message);
+  }
+  return out;
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  // Connection-level failures of node-postgres and PostgreSQL's "shutting down" classes.
+  return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']
+    .includes(e.code ?? '') || /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(e.message ?? '');
+}
+
+function send(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.code(error.statusCode).headers(error.headers);
+  if (typeof error.body === 'string') return reply.type('text/plain; charset=utf-8').send(error.body);
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(error.body));
+}
+
+/** Installs the one handler that turns every error into the API's error bodies. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return send(reply, error);
+    if (error.validation) {
+      return send(reply, new ApiError(400, validationBody(error.validation as AjvError[], error.validationContext)));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, new ApiError(415, { detail: `Unsupported media type "${request.headers['content-type'] ?? ''}" in request; send application/json.` }));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, new ApiError(413, { detail: 'Request body is too large.' }));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, errors.badRequest('The request body is empty; send a JSON object.'));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return send(reply, errors.badRequest('JSON parse error - the request body is not valid JSON.'));
+      default:
+    }
+    if (error instanceof SyntaxError || error.statusCode === 400) {
+      return send(reply, errors.badRequest('JSON parse error - the request body is not valid JSON.'));
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: { code: (error as { code?: string }).code, message: error.message } }, 'database unavailable');
+      return send(reply, errors.unavailable());
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, new ApiError(error.statusCode, { detail: error.message }));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, new ApiError(500, { detail: MESSAGES.serverError }));
+  });
+
+  app.setNotFoundHandler((request, reply) => send(reply, errors.notFound()));
+}

@@ -1,0 +1,53 @@
+// Named errors: thrown anywhere, turned into the spec's bodies once, by core/error-handler.ts.
+
+export type ErrorBody = { detail: string } | Record<string, string[]> | string;
+
+/** An error the API answers with: a status, a body and (rarely) headers. A string body is sent as plain text. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: ErrorBody,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body === 'string' ? body : JSON.stringify(body));
+  }
+}
+
+export const MESSAGES = {
+  notAuthenticated: 'Authentication credentials were not provided.',
+  invalidToken: 'Invalid token.',
+  forbidden: 'You do not have permission to perform this action.',
+  notFound: 'Not found.',
+  invalidPage: 'Invalid page.',
+  wrongLevel: 'Wrong level - the provided level is not acceptable',
+  wrongSerializer: 'Wrong serializer - the provided serializer is not acceptable',
+  wrongId: 'Wrong id - the provided sid is not correct',
+  badCredentials: 'Unable to log in with provided credentials.',
+  serverError: 'A server error occurred.',
+  unavailable: 'The service is temporarily unavailable; try again shortly.',
+} as const;
+
+export const errors = {
+  /** 400 with field errors: {"field": ["message"]}. */
+  fields: (fields: Record<string, string | string[]>) =>
+    new ApiError(400, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))),
+  field: (field: string, message: string) => errors.fields({ [field]: message }),
+  badRequest: (detail: string) => new ApiError(400, { detail }),
+  notAuthenticated: () => new ApiError(401, { detail: MESSAGES.notAuthenticated }),
+  invalidToken: () => new ApiError(401, { detail: MESSAGES.invalidToken }),
+  forbidden: () => new ApiError(403, { detail: MESSAGES.forbidden }),
+  notFound: () => new ApiError(404, { detail: MESSAGES.notFound }),
+  invalidPage: () => new ApiError(404, { detail: MESSAGES.invalidPage }),
+  methodNotAllowed: (method: string, allow: string[]) =>
+    new ApiError(405, { detail: `Method "${method}" not allowed.` }, { allow: allow.join(', ') }),
+  /** 406 with a plain-text message, as the spec's cell errors. */
+  notAcceptable: (message: string) => new ApiError(406, message),
+  wrongLevel: () => errors.notAcceptable(MESSAGES.wrongLevel),
+  wrongSerializer: () => errors.notAcceptable(MESSAGES.wrongSerializer),
+  wrongId: () => errors.notAcceptable(MESSAGES.wrongId),
+  badCredentials: () => new ApiError(406, { detail: MESSAGES.badCredentials }),
+  conflict: (detail: string) => new ApiError(409, { detail }),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new ApiError(429, { detail: `Too many failed attempts. Try again in ${retryAfterSeconds} seconds.` }, { 'retry-after': String(retryAfterSeconds) }),
+  unavailable: () => new ApiError(503, { detail: MESSAGES.unavailable }, { 'retry-after': '5' }),
+};

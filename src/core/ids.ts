@@ -1,0 +1,27 @@
+import { randomBytes, createHash } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const SID_RE = /^[0-9A-Za-z]{16}$/;
+
+/** A new record identifier: 16 random base-62 characters (about 95 bits). */
+export function newSid(): string {
+  const bytes = randomBytes(16);
+  let out = '';
+  for (let i = 0; i < 16; i += 1) out += ALPHABET[bytes[i] % 62];
+  return out;
+}
+
+/** Whether a string has the form of a sid; anything else can be refused without a query. */
+export function isSid(value: unknown): value is string {
+  return typeof value === 'string' && SID_RE.test(value);
+}
+
+/** A secret for tokens, keys and tags: 32 random bytes, base64url. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The stored form of a secret. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}

@@ -1,0 +1,51 @@
+import type { FastifyRequest } from 'fastify';
+import { errors } from './errors.js';
+import { baseUrlOf } from './urls.js';
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+/** Which slice of a list a request asks for. */
+export interface PageRequest {
+  number: number;
+  size: number;
+  limit: number;
+  offset: number;
+}
+
+/** The page asked for by ?page= and ?page_size= (already validated as positive integers); sizes above 100 are clamped. */
+export function pageRequest(query: { page?: number; page_size?: number }): PageRequest {
+  const number = query.page ?? 1;
+  const size = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return { number, size, limit: size, offset: (number - 1) * size };
+}
+
+/** The link to page `number` of the list the request is on, keeping its other query parameters. */
+function pageLink(request: FastifyRequest, publicUrl: string | null, number: number): string {
+  const url = new URL(baseUrlOf(request, publicUrl) + request.url);
+  url.searchParams.set('page', String(number));
+  return url.toString();
+}
+
+/** The page envelope of the spec; a page past the last one is a 404 "Invalid page.". */
+export function pageEnvelope<T>(
+  request: FastifyRequest,
+  publicUrl: string | null,
+  page: PageRequest,
+  count: number,
+  results: T[],
+  addPermission: boolean,
+) {
+  const pageCount = Math.max(1, Math.ceil(count / page.size));
+  if (page.number > pageCount) throw errors.invalidPage();
+  return {
+    page_size: page.size,
+    page_number: page.number,
+    page_count: pageCount,
+    count,
+    next: page.number < pageCount ? pageLink(request, publicUrl, page.number + 1) : null,
+    previous: page.number > 1 ? pageLink(request, publicUrl, page.number - 1) : null,
+    add_permission: addPermission,
+    results,
+  };
+}

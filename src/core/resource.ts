@@ -1,0 +1,257 @@
+// The list and detail machinery every resource uses, written once:
+//   /{app}/{model}/list/{level}/{sid}/{serializer}/   GET (a page), POST (create)
+//   /{app}/{model}/detail/{sid}/                      GET, PATCH, DELETE
+// It checks the level and serializer, resolves the scope (the organization and the
+// caller's role in it) before the body is validated, wraps lists in the page envelope,
+// and answers 405 with Allow for any method a path does not offer.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
+import { errors } from './errors.js';
+import { actorOf, type Actor } from './auth.js';
+import { pageEnvelope, pageRequest, type PageRequest } from './pagination.js';
+import { ErrorResponses, Page, PageQuery, DetailError, FieldErrors } from './schemas.js';
+import type { AppContext } from '../context.js';
+
+export const SERIALIZERS = ['name', 'list', 'detail'] as const;
+export type Serializer = (typeof SERIALIZERS)[number];
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** What a list request is about: the level's record and the caller's standing there. */
+export interface Scope {
+  level: string;
+  sid: string;
+  actor: Actor;
+  [key: string]: unknown;
+}
+
+/** Resolves a level's sid into a scope, or throws (406 wrong id, 403 …). */
+export type LevelResolver<S extends Scope> = (ctx: AppContext, actor: Actor, sid: string) => Promise<S>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    scope?: Scope;
+  }
+}
+
+type Shapes = Record<Serializer, TSchema>;
+
+export interface ListDefinition<S extends Scope, Q extends TProperties, PQ extends TProperties, B extends TSchema> {
+  /** '/organizations/personnel' */
+  path: string;
+  tag: string;
+  levels: Record<string, LevelResolver<S>>;
+  shapes: Shapes;
+  get?: {
+    summary: string;
+    description?: string;
+    query?: Q;
+    /** Whether the scope's caller may list; default: anyone the level resolver admits. */
+    allowed?: (scope: S) => boolean;
+    addPermission: (scope: S) => boolean;
+    count: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => Promise<number>;
+    rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[]>;
+  };
+  post?: {
+    summary: string;
+    description?: string;
+    query?: PQ;
+    body: B;
+    allowed: (scope: S) => boolean;
+    /** The response schema for a shape (default: the shape itself). */
+    response?: (shape: TSchema) => TSchema;
+    create: (scope: S, body: Static<B>, query: Static<ReturnType<typeof Type.Object<PQ>>>, serializer: Serializer, request: FastifyRequest) => Promise<unknown>;
+  };
+}
+
+const listParams = Type.Object({
+  level: Type.String({ description: 'the level of the list (for example `organization`)' }),
+  sid: Type.String({ description: 'the sid of the record at that level' }),
+});
+const detailParams = Type.Object({ sid: Type.String({ description: 'the sid of the record' }) });
+
+/** Registers 405 answers for every method `offered` does not include. */
+export function refuseOtherMethods(app: FastifyInstance, url: string, offered: HTTPMethods[]) {
+  const others = METHODS.filter((m) => !offered.includes(m));
+  if (!others.length) return;
+  app.route({
+    method: others,
+    url,
+    config: { auth: false },
+    schema: { hide: true },
+    handler: async (request) => {
+      throw errors.methodNotAllowed(request.method, offered.length ? offered : ['OPTIONS']);
+    },
+  });
+}
+
+/** Registers a resource's list routes. */
+export function defineList<S extends Scope, Q extends TProperties = {}, PQ extends TProperties = {}, B extends TSchema = TSchema>(
+  app: FastifyInstance,
+  ctx: AppContext,
+  def: ListDefinition<S, Q, PQ, B>,
+): void {
+  const offered: HTTPMethods[] = [];
+  if (def.get) offered.push('GET');
+  if (def.post) offered.push('POST');
+  const levels = Object.keys(def.levels);
+
+  // Resolve the level and the caller's standing before the body is validated, so an
+  // outsider gets 403, never a lesson in our schemas.
+  const resolveScope = async (request: FastifyRequest) => {
+    const { level, sid } = request.params as { level: string; sid: string };
+    const resolver = def.levels[level];
+    if (!resolver) throw errors.wrongLevel();
+    request.scope = await resolver(ctx, actorOf(request), sid);
+  };
+
+  for (const serializer of SERIALIZERS) {
+    const url = `${def.path}/list/:level/:sid/${serializer}/`;
+    const shape = def.shapes[serializer];
+    if (def.get) {
+      const get = def.get;
+      app.route({
+        method: 'GET',
+        url,
+        preValidation: resolveScope,
+        schema: {
+          tags: [def.tag],
+          summary: `${get.summary} (${serializer} shape)`,
+          description: `${get.description ?? ''}\n\nLevels: ${levels.join(', ')}.`.trim(),
+          params: listParams,
+          querystring: Type.Object({ ...PageQuery, ...(get.query ?? {}) }),
+          response: { 200: Page(shape), ...ErrorResponses },
+        },
+        handler: async (request: FastifyRequest) => {
+          const scope = request.scope as S;
+          if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
+          const query = request.query as never;
+          const page = pageRequest(request.query as { page?: number; page_size?: number });
+          const [count, results] = await Promise.all([get.count(scope, query), get.rows(scope, query, serializer, page)]);
+          return pageEnvelope(request, ctx.config.publicUrl, page, count, results, get.addPermission(scope));
+        },
+      });
+    }
+    if (def.post) {
+      const post = def.post;
+      app.route({
+        method: 'POST',
+        url,
+        preValidation: async (request) => {
+          await resolveScope(request);
+          if (!post.allowed(request.scope as S)) throw errors.forbidden();
+        },
+        schema: {
+          tags: [def.tag],
+          summary: `${post.summary} (answers the ${serializer} shape)`,
+          description: `${post.description ?? ''}\n\nLevels: ${levels.join(', ')}.`.trim(),
+          params: listParams,
+          querystring: Type.Object(post.query ?? {}),
+          body: post.body,
+          response: { 201: post.response ? post.response(shape) : shape, ...ErrorResponses },
+        },
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, serializer, request);
+          return reply.code(201).send(record);
+        },
+      });
+    }
+    refuseOtherMethods(app, url, offered);
+  }
+
+  // Any other serializer: 406 (after authentication, like every list request).
+  const anyUrl = `${def.path}/list/:level/:sid/:serializer/`;
+  app.route({
+    method: offered,
+    url: anyUrl,
+    schema: { hide: true },
+    handler: async (request) => {
+      const { level } = request.params as { level: string };
+      if (!def.levels[level]) throw errors.wrongLevel();
+      throw errors.wrongSerializer();
+    },
+  });
+  refuseOtherMethods(app, anyUrl, offered);
+}
+
+export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ extends TProperties> {
+  /** '/organizations/personnel' */
+  path: string;
+  tag: string;
+  shape: TSchema;
+  get?: {
+    summary: string;
+    description?: string;
+    query?: GQ;
+    handler: (actor: Actor, sid: string, query: Static<ReturnType<typeof Type.Object<GQ>>>, request: FastifyRequest) => Promise<unknown>;
+  };
+  patch?: {
+    summary: string;
+    description?: string;
+    query?: PQ;
+    body: PB;
+    handler: (actor: Actor, sid: string, body: Static<PB>, query: Static<ReturnType<typeof Type.Object<PQ>>>, request: FastifyRequest) => Promise<unknown>;
+  };
+  delete?: {
+    summary: string;
+    description?: string;
+    handler: (actor: Actor, sid: string, request: FastifyRequest) => Promise<void>;
+  };
+}
+
+/** Registers a resource's detail routes. DELETE answers {} (the spec's notification DELETE). */
+export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = TSchema, PQ extends TProperties = {}>(
+  app: FastifyInstance,
+  def: DetailDefinition<GQ, PB, PQ>,
+): void {
+  const url = `${def.path}/detail/:sid/`;
+  const offered: HTTPMethods[] = [];
+  const sidOf = (request: FastifyRequest) => (request.params as { sid: string }).sid;
+  if (def.get) {
+    const get = def.get;
+    offered.push('GET');
+    app.route({
+      method: 'GET',
+      url,
+      schema: {
+        tags: [def.tag], summary: get.summary, description: get.description, params: detailParams,
+        querystring: Type.Object(get.query ?? {}),
+        response: { 200: def.shape, ...ErrorResponses },
+      },
+      handler: (request) => get.handler(actorOf(request), sidOf(request), request.query as never, request),
+    });
+  }
+  if (def.patch) {
+    const patch = def.patch;
+    offered.push('PATCH');
+    app.route({
+      method: 'PATCH',
+      url,
+      schema: {
+        tags: [def.tag], summary: patch.summary, description: patch.description, params: detailParams,
+        querystring: Type.Object(patch.query ?? {}),
+        body: patch.body,
+        response: { 200: def.shape, ...ErrorResponses },
+      },
+      handler: (request) => patch.handler(actorOf(request), sidOf(request), request.body as Static<PB>, request.query as never, request),
+    });
+  }
+  if (def.delete) {
+    const del = def.delete;
+    offered.push('DELETE');
+    app.route({
+      method: 'DELETE',
+      url,
+      schema: {
+        tags: [def.tag], summary: del.summary, description: del.description, params: detailParams,
+        response: { 200: Type.Object({}, { description: 'an empty object' }), ...ErrorResponses },
+      },
+      handler: async (request) => {
+        await del.handler(actorOf(request), sidOf(request), request);
+        return {};
+      },
+    });
+  }
+  refuseOtherMethods(app, url, offered);
+}
+
+export { DetailError, FieldErrors };

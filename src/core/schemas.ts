@@ -1,0 +1,69 @@
+// TypeBox pieces every resource's schemas are built from.
+import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
+
+/** A sid (as the API shows it). */
+export const Sid = Type.String({ description: 'identifier', examples: ['a1B2c3D4e5F6g7H8'] });
+/** ISO 8601 UTC with microseconds and a trailing Z. */
+export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds', examples: ['2018-07-27T07:10:57.279388Z'] });
+/** YYYY-MM-DD. */
+export const DateString = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2024-01-15'] });
+/** A formatted amount. */
+export const Money = Type.String({ description: 'formatted currency amount', examples: ['$12.50'] });
+/** {sid, name}: how one record refers to another. */
+export const Ref = Type.Object({ sid: Sid, name: Type.String() });
+
+/** A text field of a request body, at most `max` characters. */
+export const Text = (max = 255, options: { minLength?: number; description?: string } = {}) =>
+  Type.String({ maxLength: max, ...options });
+
+/** A boolean that also accepts the strings "true" and "false" (the spec types some flags as strings). */
+export const BoolLike = Type.Union([Type.Boolean(), Type.Union([Type.Literal('true'), Type.Literal('false')])], {
+  description: 'true or false (as a JSON boolean or the string "true"/"false")',
+});
+
+/** Normalizes a BoolLike value. */
+export function toBool(value: boolean | 'true' | 'false'): boolean {
+  return value === true || value === 'true';
+}
+
+/** A request body object that refuses unknown fields. */
+export const Body = <T extends TProperties>(properties: T, options: { description?: string; minProperties?: number } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** A response record (documents and serializes exactly these fields). */
+export const Record_ = <T extends TProperties>(properties: T, description?: string): TObject<T> =>
+  Type.Object(properties, description ? { description } : {});
+
+export const DetailError = Type.Object({ detail: Type.String() }, { description: 'an error: {"detail": message}' });
+export const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String()), { description: 'field errors: {"field": ["message"]}' });
+export const PlainText = Type.String({ description: 'a plain-text message' });
+
+/** The page envelope around `item`. */
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    page_size: Type.Integer(),
+    page_number: Type.Integer(),
+    page_count: Type.Integer(),
+    count: Type.Integer(),
+    next: Type.Union([Type.String(), Type.Null()]),
+    previous: Type.Union([Type.String(), Type.Null()]),
+    add_permission: Type.Boolean(),
+    results: Type.Array(item),
+  });
+}
+
+/** Query parameters of every list. */
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'page number, from 1' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'records per page (default 10, at most 100)' })),
+};
+
+/** The error responses a route can give, documented once. */
+export const ErrorResponses = {
+  400: FieldErrors,
+  401: DetailError,
+  403: DetailError,
+  404: DetailError,
+  405: DetailError,
+  406: PlainText,
+} as const;

@@ -1,0 +1,22 @@
+import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
+
+/**
+ * A timestamp column as the API shows it: ISO 8601 UTC with microseconds and "Z",
+ * formatted by PostgreSQL so the microseconds survive (a JS Date keeps milliseconds).
+ */
+export function isoTimestamp(column: AnyColumn | SQL): SQL<string> {
+  return sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** A date column as "YYYY-MM-DD" text. */
+export function isoDate(column: AnyColumn | SQL): SQL<string> {
+  return sql<string>`to_char(${column}, 'YYYY-MM-DD')`;
+}
+
+/** A money amount (numeric, as a decimal string) shown as "$12.50". */
+export function formatMoney(amount: string | number): string {
+  const [whole, frac = ''] = String(amount).split('.');
+  const negative = whole.startsWith('-');
+  const digits = negative ? whole.slice(1) : whole;
+  return `${negative ? '-' : ''}$${digits || '0'}.${(frac + '00').slice(0, 2)}`;
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import * as schema from './schema.js';
+
+/** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** Applies pending migrations; safe when several processes start at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and health checks. */
+  pool: pg.Pool | null;
+}
+
+export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Any constant shared by every process of the service: serializes concurrent migrations.
+const MIGRATION_LOCK = 72_410_001;
+
+// Timestamps and dates are formatted by SQL (see core/sql.ts); keep numeric and int8
+// as strings so money never passes through a float.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/** Opens the database named by DATABASE_URL, or the embedded PGlite under dataDir. */
+export async function openDatabase(options: { databaseUrl: string | null; dataDir: string; poolSize?: number }): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its connection (a database restart) must not crash the process.
+    pool.on('error', () => {});
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      kind: 'postgres',
+      db,
+      pool,
+      async migrate() {
+        const client = await pool.connect();
+        try {
+          await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+          await migratePg(db as never, { migrationsFolder: MIGRATIONS_DIR });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+          client.release();
+        }
+      },
+      close: () => pool.end(),
+    };
+  }
+  const dir = path.join(options.dataDir, 'pgdata');
+  fs.mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    pool: null,
+    migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
+    close: () => client.close(),
+  };
+}
+
+/** Runs a raw query and returns its rows, on either engine. */
+export async function query<T>(db: Db, statement: SQL): Promise<T[]> {
+  const result = (await db.execute(statement)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export { sql };

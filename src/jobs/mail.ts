@@ -1,0 +1,128 @@
+// The mail worker: delivers the outbox over SMTP (SMTP_URL) or, without it, as .eml
+// files under DATA_DIR/mail/. Any number of processes may run it: a message is claimed
+// with FOR UPDATE SKIP LOCKED and leased, so only one process sends it.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { query, type Db } from '../db/client.js';
+
+const BATCH = 20;
+const LEASE_SECONDS = 120;
+const SEND_TIMEOUT_MS = 30_000;
+
+interface Claimed {
+  id: number;
+  to_address: string;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
+export interface MailWorkerOptions {
+  db: Db;
+  smtpUrl: string | null;
+  mailFrom: string;
+  dataDir: string;
+  log: FastifyBaseLogger;
+  /** Base of the retry back-off, in seconds (doubling per attempt, at most 15 minutes). */
+  retrySeconds: number;
+  pollMs?: number;
+}
+
+export class MailWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private readonly transport: Transporter;
+  private readonly eml: Transporter;
+
+  constructor(private readonly options: MailWorkerOptions) {
+    this.eml = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.transport = options.smtpUrl
+      ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: SEND_TIMEOUT_MS } as never)
+      : this.eml;
+  }
+
+  /** Starts polling the outbox. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Asks for a delivery round now (after a commit that queued mail). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(ms: number) {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.round().then(() => undefined).finally(() => {
+        this.running = null;
+        const more = this.again;
+        this.again = false;
+        this.schedule(more ? 0 : this.options.pollMs ?? 1000);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Claims due messages and sends each; returns how many were claimed. */
+  async round(): Promise<number> {
+    let claimed: Claimed[];
+    try {
+      claimed = await query<Claimed>(this.options.db, sql`
+        UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS})
+         WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now()
+                       ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+        RETURNING id, to_address, subject, body, attempts`);
+    } catch (err) {
+      this.options.log.warn({ err: { message: (err as Error).message } }, 'mail worker could not read the outbox');
+      return 0;
+    }
+    for (const mail of claimed) await this.deliver(mail);
+    if (claimed.length === BATCH) this.again = true;
+    return claimed.length;
+  }
+
+  private async deliver(mail: Claimed) {
+    const message = { from: this.options.mailFrom, to: mail.to_address, subject: mail.subject, text: mail.body, messageId: `<outbox-${mail.id}@records-service>` };
+    try {
+      if (this.options.smtpUrl) {
+        await this.transport.sendMail(message);
+      } else {
+        const built = await this.eml.sendMail(message);
+        const dir = path.join(this.options.dataDir, 'mail');
+        await fs.mkdir(dir, { recursive: true });
+        const file = path.join(dir, `${String(mail.id).padStart(8, '0')}.eml`);
+        await fs.writeFile(`${file}.tmp`, built.message as Buffer);
+        await fs.rename(`${file}.tmp`, file);
+      }
+      await this.options.db.execute(sql`UPDATE mail_outbox SET status = 'sent', date_sent = now(), last_error = NULL WHERE id = ${mail.id}`);
+    } catch (err) {
+      const e = err as { responseCode?: number; message?: string };
+      const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;
+      const delay = Math.min(this.options.retrySeconds * 2 ** (mail.attempts - 1), 900);
+      this.options.log.warn({ mailId: mail.id, attempts: mail.attempts, permanent, error: e.message }, 'mail delivery failed');
+      await this.options.db.execute(sql`
+        UPDATE mail_outbox SET status = ${permanent ? 'failed' : 'pending'}, last_error = ${String(e.message ?? err).slice(0, 1000)},
+               next_attempt_at = now() + make_interval(secs => ${delay})
+         WHERE id = ${mail.id}`).catch(() => {});
+    }
+  }
+}

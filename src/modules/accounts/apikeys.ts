@@ -1,0 +1,75 @@
+// API keys a user creates, lists and deletes for themself:
+//   /accounts/apikey/list/user/{user_sid}/{serializer}/  and  /accounts/apikey/detail/{sid}/
+import type { FastifyInstance } from 'fastify';
+import { and, eq, desc, count } from 'drizzle-orm';
+import type { AppContext } from '../../context.js';
+import { credentials } from '../../db/schema.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { userLevel } from '../../core/levels.js';
+import { errors } from '../../core/errors.js';
+import { isSid } from '../../core/ids.js';
+import { isoTimestamp } from '../../core/sql.js';
+import type { Actor } from '../../core/auth.js';
+import { ApiKeyBody, ApiKeyCreated, ApiKeyShapes } from './schemas.js';
+import { issueCredential } from './service.js';
+
+const columns = {
+  sid: credentials.sid,
+  name: credentials.name,
+  date_created: isoTimestamp(credentials.dateCreated),
+  last_used: isoTimestamp(credentials.lastUsedAt),
+};
+const ownKeys = (userSid: string) => and(eq(credentials.userSid, userSid), eq(credentials.kind, 'apikey'));
+
+async function findOwnKey(ctx: AppContext, actor: Actor, sid: string) {
+  if (!isSid(sid)) throw errors.notFound();
+  const [row] = await ctx.db.select(columns).from(credentials).where(and(ownKeys(actor.userSid), eq(credentials.sid, sid)));
+  if (!row) throw errors.notFound();
+  return { ...row, change_permission: true };
+}
+
+export function registerApiKeys(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/accounts/apikey',
+    tag: 'accounts',
+    levels: { user: userLevel },
+    shapes: ApiKeyShapes,
+    get: {
+      summary: "List the caller's API keys",
+      description: 'Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again.',
+      addPermission: () => true,
+      count: async (scope) => (await ctx.db.select({ n: count() }).from(credentials).where(ownKeys(scope.actor.userSid)))[0].n,
+      rows: async (scope, _query, _serializer, page) => {
+        const rows = await ctx.db.select(columns).from(credentials).where(ownKeys(scope.actor.userSid))
+          .orderBy(desc(credentials.dateCreated), credentials.sid).limit(page.limit).offset(page.offset);
+        return rows.map((r) => ({ ...r, change_permission: true }));
+      },
+    },
+    post: {
+      summary: 'Create an API key',
+      description: 'Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`.',
+      body: ApiKeyBody,
+      allowed: () => true,
+      response: () => ApiKeyCreated,
+      create: async (scope, body) => {
+        const { secret, row } = await issueCredential(ctx.db, scope.actor.userSid, 'apikey', body.name);
+        const [created] = await ctx.db.select({ date_created: columns.date_created }).from(credentials).where(eq(credentials.sid, row.sid));
+        return { sid: row.sid, name: row.name, key: secret, date_created: created.date_created };
+      },
+    },
+  });
+
+  defineDetail(app, {
+    path: '/accounts/apikey',
+    tag: 'accounts',
+    shape: ApiKeyShapes.detail,
+    get: { summary: 'One of the caller\'s API keys', handler: (actor, sid) => findOwnKey(ctx, actor, sid) },
+    delete: {
+      summary: 'Delete one of the caller\'s API keys; it stops authenticating at once',
+      handler: async (actor, sid) => {
+        await findOwnKey(ctx, actor, sid);
+        await ctx.db.delete(credentials).where(and(ownKeys(actor.userSid), eq(credentials.sid, sid)));
+      },
+    },
+  });
+}

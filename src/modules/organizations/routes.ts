@@ -1,0 +1,75 @@
+// Organizations: listed and created at level=user; detail and PATCH by sid.
+import type { FastifyInstance } from 'fastify';
+import { eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.js';
+import { organizations, personnel } from '../../db/schema.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { userLevel } from '../../core/levels.js';
+import { requireRecordAccess } from '../../core/access.js';
+import { permissions } from '../../core/permissions.js';
+import { errors } from '../../core/errors.js';
+import { isSid, newSid } from '../../core/ids.js';
+import { OrganizationCreate, OrganizationPatch, OrganizationShapes } from './schemas.js';
+import { countForUser, findForUser, listForUser, serializeOrganization } from './repository.js';
+
+export function registerOrganizations(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/organizations/organization',
+    tag: 'organizations',
+    levels: { user: userLevel },
+    shapes: OrganizationShapes,
+    get: {
+      summary: "List the caller's organizations",
+      description: 'The organizations where the caller is active personnel (Admin or Member).',
+      addPermission: () => true,
+      count: (scope) => countForUser(ctx.db, scope.actor.userSid),
+      rows: async (scope, _q, serializer, page) =>
+        (await listForUser(ctx.db, scope.actor.userSid, page.limit, page.offset)).map((r) => serializeOrganization(r, serializer)),
+    },
+    post: {
+      summary: 'Create an organization; the caller becomes its Admin',
+      description: 'The new organization starts with INITIAL_CREDITS credits.',
+      body: OrganizationCreate,
+      allowed: () => true,
+      create: async (scope, body, _q, serializer) => {
+        const sid = newSid();
+        const { actor } = scope;
+        await ctx.db.transaction(async (tx) => {
+          await tx.insert(organizations).values({
+            sid, name: body.name, description: body.description ?? '', credits: ctx.config.initialCredits, createdBy: actor.userSid,
+          });
+          await tx.insert(personnel).values({
+            sid: newSid(), organizationSid: sid, userSid: actor.userSid, email: actor.email,
+            firstName: actor.firstName, lastName: actor.lastName, isAdministrator: true, updatedBy: actor.userSid,
+          });
+        });
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, serializer);
+      },
+    },
+  });
+
+  defineDetail(app, {
+    path: '/organizations/organization',
+    tag: 'organizations',
+    shape: OrganizationShapes.detail,
+    get: {
+      summary: 'One organization, with its credits',
+      handler: async (actor, sid) => {
+        if (!isSid(sid)) throw errors.notFound();
+        await requireRecordAccess(ctx.db, actor, sid);
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, 'detail');
+      },
+    },
+    patch: {
+      summary: 'Change the name or description (Admin)',
+      body: OrganizationPatch,
+      handler: async (actor, sid, body) => {
+        if (!isSid(sid)) throw errors.notFound();
+        const membership = await requireRecordAccess(ctx.db, actor, sid);
+        if (!permissions.organization.change(membership)) throw errors.forbidden();
+        await ctx.db.update(organizations).set({ ...body, dateUpdated: sql`now()` }).where(eq(organizations.sid, sid));
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, 'detail');
+      },
+    },
+  });
+}

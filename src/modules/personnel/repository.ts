@@ -1,0 +1,73 @@
+import { and, eq, sql, count, inArray, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.js';
+import { personnel, users } from '../../db/schema.js';
+import { isoDate, isoTimestamp } from '../../core/sql.js';
+
+const updater = alias(users, 'updater');
+
+const columns = {
+  sid: personnel.sid,
+  organization_sid: personnel.organizationSid,
+  email: personnel.email,
+  first_name: personnel.firstName,
+  last_name: personnel.lastName,
+  title: personnel.title,
+  date_start: isoDate(personnel.dateStart),
+  date_end: sql<string | null>`to_char(${personnel.dateEnd}, 'YYYY-MM-DD')`,
+  is_administrator: personnel.isAdministrator,
+  is_archived: personnel.isArchived,
+  dashboard: personnel.dashboard,
+  is_use_single_sign_on: personnel.isUseSingleSignOn,
+  should_receive_weekly_digest: personnel.shouldReceiveWeeklyDigest,
+  should_receive_statement_digest: personnel.shouldReceiveStatementDigest,
+  should_receive_mention_notification: personnel.shouldReceiveMentionNotification,
+  should_receive_record_change_notification: personnel.shouldReceiveRecordChangeNotification,
+  should_receive_notification_email: personnel.shouldReceiveNotificationEmail,
+  metadata: personnel.metadata,
+  updated_by: sql<string>`coalesce(trim(${updater.firstName} || ' ' || ${updater.lastName}), '')`,
+  date_updated: isoTimestamp(personnel.dateUpdated),
+};
+
+export interface PersonnelRow {
+  sid: string; organization_sid: string; email: string; first_name: string; last_name: string; title: string;
+  date_start: string; date_end: string | null; is_administrator: boolean; is_archived: boolean;
+  dashboard: { link: string; note: string }[]; is_use_single_sign_on: boolean;
+  should_receive_weekly_digest: boolean; should_receive_statement_digest: boolean;
+  should_receive_mention_notification: boolean; should_receive_record_change_notification: boolean;
+  should_receive_notification_email: boolean; metadata: unknown[]; updated_by: string; date_updated: string;
+}
+
+function select(db: Db, where: SQL) {
+  return db.select(columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
+}
+
+export async function countInOrganization(db: Db, orgSid: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid));
+  return row.n;
+}
+
+/** A page of an organization's personnel, oldest first. */
+export async function pageInOrganization(db: Db, orgSid: string, limit: number, offset: number): Promise<PersonnelRow[]> {
+  return (await select(db, eq(personnel.organizationSid, orgSid))
+    .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset)) as PersonnelRow[];
+}
+
+export async function findBySid(db: Db, sid: string): Promise<PersonnelRow | undefined> {
+  const [row] = await select(db, eq(personnel.sid, sid));
+  return row as PersonnelRow | undefined;
+}
+
+export async function findBySids(db: Db, orgSid: string, sids: string[]): Promise<PersonnelRow[]> {
+  if (!sids.length) return [];
+  return (await select(db, and(eq(personnel.organizationSid, orgSid), inArray(personnel.sid, sids))!)) as PersonnelRow[];
+}
+
+/** How many personnel of the organization are active Admins today. */
+export async function countActiveAdmins(db: Db, orgSid: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(personnel).where(and(
+    eq(personnel.organizationSid, orgSid), eq(personnel.isAdministrator, true), eq(personnel.isArchived, false),
+    sql`(${personnel.dateEnd} IS NULL OR ${personnel.dateEnd} >= CURRENT_DATE)`,
+  ));
+  return row.n;
+}

@@ -1,0 +1,70 @@
+// Personnel (spec: Personnel member, Personnel endpoints).
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { organizationLevel, type OrganizationScope } from '../../core/levels.js';
+import { permissions } from '../../core/permissions.js';
+import { baseUrlOf } from '../../core/urls.js';
+import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
+import { countInOrganization, pageInOrganization } from './repository.js';
+import { serializePersonnel } from './serializers.js';
+import { addPersonnel, changePersonnel, loadPersonnel, type PersonnelInput } from './service.js';
+
+export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/organizations/personnel',
+    tag: 'personnel',
+    levels: { organization: organizationLevel },
+    shapes: PersonnelShapes,
+    get: {
+      summary: 'List the members of an organization (Admin, Member)',
+      description: 'Oldest first.',
+      allowed: (scope) => permissions.personnel.list(scope.membership),
+      addPermission: (scope) => permissions.personnel.create(scope.membership),
+      count: (scope) => countInOrganization(ctx.db, scope.membership.organizationSid),
+      rows: async (scope, _q, serializer, page) =>
+        (await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset))
+          .map((row) => serializePersonnel(row, serializer, scope.membership)),
+    },
+    post: {
+      summary: 'Add one or more members (Admin)',
+      description: 'Body: one member or an array of up to 100. An email without an account gets an account without a password '
+        + 'and an invitation email; an existing account is added. Flags may be sent as "true"/"false" strings. '
+        + 'Answers 201 with the member (or an array of members, for an array).',
+      body: PersonnelCreate,
+      allowed: (scope) => permissions.personnel.create(scope.membership),
+      response: (shape) => Type.Union([shape, Type.Array(shape)]),
+      create: async (scope, body, _q, serializer, request) => {
+        const inputs = (Array.isArray(body) ? body : [body]) as PersonnelInput[];
+        const rows = await addPersonnel(ctx, scope.membership, scope.actor, inputs, baseUrlOf(request, ctx.config.publicUrl));
+        const records = rows.map((row) => serializePersonnel(row, serializer, scope.membership));
+        return Array.isArray(body) ? records : records[0];
+      },
+    },
+  });
+
+  defineDetail(app, {
+    path: '/organizations/personnel',
+    tag: 'personnel',
+    shape: PersonnelShapes.detail,
+    get: {
+      summary: 'One member (Admin, Member)',
+      handler: async (actor, sid) => {
+        const { row, membership } = await loadPersonnel(ctx, actor, sid);
+        return serializePersonnel(row, 'detail', membership);
+      },
+    },
+    patch: {
+      summary: 'Change a member (Admin: any field; Member: only their own member fields)',
+      description: 'A Member may change only first_name, last_name, email, metadata, dashboard and the should_receive_* settings, '
+        + 'and only on their own record; anything else is 403 and nothing changes. The last active Admin cannot be demoted, '
+        + 'archived or ended (400).',
+      body: PersonnelPatch,
+      handler: async (actor, sid, body) => {
+        const { row, membership } = await changePersonnel(ctx, actor, sid, body);
+        return serializePersonnel(row, 'detail', membership);
+      },
+    },
+  });
+}

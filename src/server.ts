@@ -1,0 +1,76 @@
+// The server process: configuration, migrations, cluster workers, graceful shutdown.
+import cluster from 'node:cluster';
+import { loadConfig, ConfigError, type Config } from './config.js';
+import { openDatabase } from './db/client.js';
+import { buildApp } from './app.js';
+
+async function serve(config: Config): Promise<void> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // In a cluster the primary has migrated already; alone, this process does.
+  if (!cluster.isWorker) await database.migrate();
+  const { app } = await buildApp({ config, database });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+}
+
+async function primary(config: Config): Promise<void> {
+  // PGlite is in-process: one process only.
+  const workers = config.databaseUrl ? config.workers : 1;
+  if (workers <= 1) return serve(config);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  await database.migrate();
+  await database.close();
+  let stopping = false;
+  for (let i = 0; i < workers; i += 1) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    console.error(JSON.stringify({ level: 50, msg: 'worker exited; starting another', pid: worker.process.pid, code, signal }));
+    cluster.fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    setTimeout(() => process.exit(1), 20_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGTERM'));
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (cluster.isPrimary) await primary(config);
+  else await serve(config);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
