@@ -23,7 +23,7 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request, reply) => {
     if (!ctx.config.signupEnabled) throw errors.forbidden();
-    const body = request.body as { email: string; password: string; first_name: string; last_name: string };
+    const body = request.body as { email: string; password: string; first_name?: string; last_name?: string };
     const user = await ctx.db.transaction((tx) => createUser(tx, body));
     return reply.code(201).send(user);
   });

@@ -7,7 +7,7 @@ export const Password = Type.String({ minLength: 8, maxLength: 128, description:
 export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() });
 export const SignupUser = Type.Object({ sid: Sid, email: Type.String(), first_name: Type.String(), last_name: Type.String() });
 
-export const SignupBody = Body({ email: Email, password: Password, first_name: Text(150), last_name: Text(150) });
+export const SignupBody = Body({ email: Email, password: Password, first_name: Type.Optional(Text(150)), last_name: Type.Optional(Text(150)) });
 export const AuthBody = Body({ username: Type.String({ maxLength: 254, minLength: 1, description: 'the email' }), password: Type.String({ maxLength: 128 }) });
 export const AuthAnswer = Type.Object({ token: Type.String(), user: User });
 export const ForgetBody = Body({ email: Type.String({ maxLength: 254, minLength: 1 }) });
