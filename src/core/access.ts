@@ -78,3 +78,13 @@ export async function requireRecordAccess(db: Db, actor: Actor, orgSid: string):
   if (membership.role === 'alumni') throw errors.forbidden();
   return membership;
 }
+
+/** Project roles (design: Roles): from project membership's `permission`. */
+export type ProjectRole = 'admin' | 'edit' | 'view';
+
+/** The caller's role in a project, or null when they are not a member of it. */
+export async function findProjectRole(db: Db, personnelSid: string, projectSid: string): Promise<ProjectRole | null> {
+  const [row] = await query<{ permission: ProjectRole }>(db, sql`
+    SELECT permission FROM project_members WHERE project_sid = ${projectSid} AND personnel_sid = ${personnelSid}`);
+  return row?.permission ?? null;
+}

@@ -1,6 +1,9 @@
 // The levels a list path may name, each resolving its sid into a scope.
 import { errors } from './errors.js';
-import { requireOrganizationMember, type Membership } from './access.js';
+import { sql } from 'drizzle-orm';
+import { query } from '../db/client.js';
+import { isSid } from './ids.js';
+import { findProjectRole, requireOrganizationMember, type Membership, type ProjectRole } from './access.js';
 import type { LevelResolver, Scope } from './resource.js';
 
 /** level=organization: the caller is an active member (Admin or Member) of the organization. */
@@ -19,4 +22,27 @@ export const organizationLevel: LevelResolver<OrganizationScope> = async (ctx, a
 export const userLevel: LevelResolver<Scope> = async (_ctx, actor, sid) => {
   if (sid !== actor.userSid) throw errors.forbidden();
   return { level: 'user', sid, actor };
+};
+
+/** level=project: the project, the caller's standing in its organization and their project role (null: none). */
+export interface ProjectScope extends Scope {
+  membership: Membership;
+  project: { sid: string; name: string; organizationSid: string };
+  projectRole: ProjectRole | null;
+}
+
+export const projectLevel: LevelResolver<ProjectScope> = async (ctx, actor, sid) => {
+  if (!isSid(sid)) throw errors.wrongId();
+  const [project] = await query<{ sid: string; name: string; organization_sid: string }>(ctx.db,
+    sql`SELECT sid, name, organization_sid FROM projects WHERE sid = ${sid}`);
+  if (!project) throw errors.wrongId();
+  const membership = await requireOrganizationMember(ctx.db, actor, project.organization_sid);
+  return {
+    level: 'project',
+    sid,
+    actor,
+    membership,
+    project: { sid: project.sid, name: project.name, organizationSid: project.organization_sid },
+    projectRole: await findProjectRole(ctx.db, membership.personnelSid, sid),
+  };
 };

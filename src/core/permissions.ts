@@ -1,9 +1,12 @@
 // The one permission catalog: what each role may do with each resource. Lists use it
 // for add_permission, records for change_permission, and routes to refuse (403).
-import type { Membership } from './access.js';
+import type { Membership, ProjectRole } from './access.js';
 
 const isAdmin = (m: Membership | null | undefined) => m?.role === 'admin';
 const isActive = (m: Membership | null | undefined) => m?.role === 'admin' || m?.role === 'member';
+const canEdit = (r: ProjectRole | null | undefined) => r === 'admin' || r === 'edit';
+/** Reading project records: an organization Admin reads everything; others need a project role. */
+const readsProject = (m: Membership | null | undefined, r: ProjectRole | null | undefined) => isAdmin(m) || (isActive(m) && !!r);
 
 /** The personnel fields a Member may change on their own record (spec: Personnel, PATCH). */
 export const MEMBER_PERSONNEL_FIELDS = [
@@ -16,6 +19,43 @@ export const MEMBER_PERSONNEL_FIELDS = [
 export const ADMIN_PERSONNEL_FIELDS = ['title', 'date_start', 'date_end', 'is_administrator', 'is_archived'] as const;
 
 export const permissions = {
+  project: {
+    create: isAdmin,
+    read: readsProject,
+    change: (m: Membership, r: ProjectRole | null) => isAdmin(m) || (isActive(m) && r === 'admin'),
+  },
+  /** Project membership is managed by the organization's Admins and the project's Admins. */
+  projectMember: {
+    read: readsProject,
+    manage: (m: Membership, r: ProjectRole | null) => isAdmin(m) || (isActive(m) && r === 'admin'),
+  },
+  /** Tables, columns and organization widgets: every member reads them, Admins define them. */
+  schema: {
+    read: isActive,
+    change: isAdmin,
+  },
+  row: {
+    read: readsProject,
+    create: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+    /** name and description */
+    change: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+    /** is_locked and is_archived */
+    changeState: (m: Membership, r: ProjectRole | null) => isActive(m) && r === 'admin',
+  },
+  /** Cells (spec: GET Admin and project roles; POST/PATCH Project Admin and Edit, subject to the row's state). */
+  cell: {
+    read: readsProject,
+    write: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+  },
+  /** Versions (spec: GET Admin and project roles; PATCH of commit by Project Admin and Edit). */
+  version: {
+    read: readsProject,
+    change: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+  },
+  /** The credit ledger: Admins. */
+  credits: {
+    read: isAdmin,
+  },
   organization: {
     read: isActive,
     change: isAdmin,

@@ -2,7 +2,7 @@
 // from this file by `npm run db:generate` (drizzle-kit) and checked in.
 import { sql } from 'drizzle-orm';
 import {
-  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigserial, index, uniqueIndex, primaryKey,
+  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigserial, index, uniqueIndex, check,
 } from 'drizzle-orm/pg-core';
 
 const created = () => timestamp('date_created', { withTimezone: true, precision: 6 }).notNull().defaultNow();
@@ -106,4 +106,148 @@ export const mailOutbox = pgTable('mail_outbox', {
   dateSent: timestamp('date_sent', { withTimezone: true, precision: 6 }),
 }, (t) => [index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`)]);
 
-export { primaryKey };
+
+export const projects = pgTable('projects', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [index('projects_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid)]);
+
+/** Project roles: Project Admin, Project Edit, Project View. */
+export const projectMembers = pgTable('project_members', {
+  sid: text('sid').primaryKey(),
+  projectSid: text('project_sid').notNull().references(() => projects.sid, { onDelete: 'cascade' }),
+  personnelSid: text('personnel_sid').notNull().references(() => personnel.sid, { onDelete: 'cascade' }),
+  permission: text('permission', { enum: ['admin', 'edit', 'view'] }).notNull(),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  uniqueIndex('project_members_project_personnel_key').on(t.projectSid, t.personnelSid),
+  index('project_members_personnel_idx').on(t.personnelSid),
+  check('project_members_permission_check', sql`${t.permission} IN ('admin', 'edit', 'view')`),
+]);
+
+export const tables = pgTable('record_tables', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [index('record_tables_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid)]);
+
+/**
+ * Widgets edit cells and perform workflow steps. Built-in widgets (organization_sid
+ * null) are seeded by a migration; an organization adds its own, with a price.
+ */
+export const widgets = pgTable('widgets', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').references(() => organizations.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  kind: text('kind').notNull().default('text'),
+  price: numeric('price', { precision: 12, scale: 2 }).notNull().default('0'),
+  addableAtReadonly: boolean('addable_at_readonly').notNull().default(false),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('widgets_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  check('widgets_price_check', sql`${t.price} >= 0`),
+]);
+
+export const columns = pgTable('record_columns', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
+  widgetSid: text('widget_sid').notNull().references(() => widgets.sid),
+  name: text('name').notNull(),
+  order: integer('order').notNull().default(0),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('record_columns_table_order_idx').on(t.tableSid, t.order, t.sid),
+  index('record_columns_org_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/**
+ * A record of a table, in a project. `version` and `last_hash` are the head of its
+ * version chain, updated with every appended version under the row's lock.
+ */
+export const rows = pgTable('record_rows', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
+  projectSid: text('project_sid').notNull().references(() => projects.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  isLocked: boolean('is_locked').notNull().default(false),
+  isArchived: boolean('is_archived').notNull().default(false),
+  version: integer('version').notNull().default(0),
+  lastHash: text('last_hash').notNull().default(''),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('record_rows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('record_rows_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
+  index('record_rows_project_order_idx').on(t.projectSid, t.dateCreated, t.sid),
+]);
+
+/** The value of one row in one column. */
+export const cells = pgTable('cells', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  rowSid: text('row_sid').notNull().references(() => rows.sid, { onDelete: 'cascade' }),
+  columnSid: text('column_sid').notNull().references(() => columns.sid, { onDelete: 'cascade' }),
+  widgetSid: text('widget_sid').notNull().references(() => widgets.sid),
+  data: text('data').notNull().default(''),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  uniqueIndex('cells_row_column_key').on(t.rowSid, t.columnSid),
+  index('cells_row_order_idx').on(t.rowSid, t.dateCreated, t.sid),
+  index('cells_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/**
+ * The hash-chained history of a row: appended by records_append_version() (see the
+ * version_chain migration), never updated except for `commit`.
+ */
+export const versions = pgTable('versions', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  rowSid: text('row_sid').notNull().references(() => rows.sid, { onDelete: 'cascade' }),
+  version: integer('version').notNull(),
+  hash: text('hash').notNull(),
+  previousHash: text('previous_hash').notNull(),
+  data: jsonb('data').notNull(),
+  activityMessage: text('activity_message').notNull().default(''),
+  commit: text('commit'),
+  updatedBy: text('updated_by').notNull(),
+  dateCreated: timestamp('date_created', { withTimezone: true, precision: 6 }).notNull(),
+  dateUpdated: timestamp('date_updated', { withTimezone: true, precision: 6 }).notNull(),
+}, (t) => [
+  uniqueIndex('versions_row_version_key').on(t.rowSid, t.version),
+  index('versions_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/** Every change of an organization's credits: who, when, which cell, amount, balance after. */
+export const creditLedger = pgTable('credit_ledger', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  sid: text('sid').notNull().unique(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  amount: numeric('amount', { precision: 14, scale: 2 }).notNull(),
+  balanceAfter: numeric('balance_after', { precision: 14, scale: 2 }).notNull(),
+  reason: text('reason').notNull(),
+  cellSid: text('cell_sid'),
+  rowSid: text('row_sid'),
+  userSid: text('user_sid'),
+  dateCreated: created(),
+}, (t) => [index('credit_ledger_org_idx').on(t.organizationSid, t.id)]);
