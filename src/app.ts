@@ -15,6 +15,15 @@ import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
 import { registerOrganizations } from './modules/organizations/routes.js';
 import { registerPersonnel } from './modules/personnel/routes.js';
+import { registerProjects } from './modules/projects/routes.js';
+import { registerProjectMembers } from './modules/project-members/routes.js';
+import { registerTables } from './modules/tables/routes.js';
+import { registerWidgets } from './modules/widgets/routes.js';
+import { registerColumns } from './modules/columns/routes.js';
+import { registerRows } from './modules/rows/routes.js';
+import { registerCells } from './modules/cells/routes.js';
+import { registerVersions } from './modules/versions/routes.js';
+import { registerCredits } from './modules/credits/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -104,6 +113,15 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerApiKeys(app, ctx);
   registerOrganizations(app, ctx);
   registerPersonnel(app, ctx);
+  registerProjects(app, ctx);
+  registerProjectMembers(app, ctx);
+  registerTables(app, ctx);
+  registerWidgets(app, ctx);
+  registerColumns(app, ctx);
+  registerRows(app, ctx);
+  registerCells(app, ctx);
+  registerVersions(app, ctx);
+  registerCredits(app, ctx);
 
   if (options.workers !== false) {
     app.addHook('onReady', async () => mail.start());

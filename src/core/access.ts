@@ -17,7 +17,7 @@ export interface Membership {
   role: OrgRole;
 }
 
-interface MembershipRow {
+export interface MembershipRow {
   organization_sid: string;
   organization_name: string;
   personnel_sid: string | null;
@@ -29,7 +29,8 @@ interface MembershipRow {
 /** The SQL that says whether a personnel row grants access today. */
 export const ACTIVE_PERSONNEL = sql`(NOT ${personnel.isArchived} AND (${personnel.dateEnd} IS NULL OR ${personnel.dateEnd} >= CURRENT_DATE))`;
 
-function roleOf(row: MembershipRow): OrgRole | null {
+/** The organization role a personnel row grants (null: no personnel row). */
+export function roleOf(row: Pick<MembershipRow, 'personnel_sid' | 'is_administrator' | 'is_archived' | 'is_current'>): OrgRole | null {
   if (row.personnel_sid === null) return null;
   if (row.is_archived || !row.is_current) return 'alumni';
   return row.is_administrator ? 'admin' : 'member';
@@ -87,4 +88,21 @@ export async function findProjectRole(db: Db, personnelSid: string, projectSid: 
   const [row] = await query<{ permission: ProjectRole }>(db, sql`
     SELECT permission FROM project_members WHERE project_sid = ${projectSid} AND personnel_sid = ${personnelSid}`);
   return row?.permission ?? null;
+}
+
+/**
+ * A record of an organization, looked up by sid, and the caller's standing in that
+ * organization: a malformed or unknown sid, or a record of an organization the caller
+ * never belonged to, is 404; a former member (Alumni) is 403.
+ */
+export async function loadOrganizationRecord<T extends { organization_sid: string }>(
+  db: Db,
+  actor: Actor,
+  sid: string,
+  find: (sid: string) => Promise<T | undefined>,
+): Promise<{ row: T; membership: Membership }> {
+  if (!isSid(sid)) throw errors.notFound();
+  const row = await find(sid);
+  if (!row) throw errors.notFound();
+  return { row, membership: await requireRecordAccess(db, actor, row.organization_sid) };
 }

@@ -8,6 +8,10 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+const COMPARISONS: Record<string, string> = {
+  '>=': 'greater than or equal to', '<=': 'less than or equal to', '>': 'greater than', '<': 'less than',
+};
+
 /** The field an ajv error is about, and a message a person can act on. */
 function describeValidation(error: AjvError): [string, string] {
   const pathParts = error.instancePath.split('/').filter(Boolean);
@@ -24,7 +28,8 @@ function describeValidation(error: AjvError): [string, string] {
     case 'format': return [field, `Enter a valid ${String(error.params.format).replace('date-time', 'timestamp')}.`];
     case 'pattern': return [field, 'Enter a value in the expected format.'];
     case 'enum': return [field, `Must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}.`];
-    case 'minimum': case 'maximum': return [field, `Must be ${error.message}.`];
+    case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum':
+      return [field, `Ensure this value is ${COMPARISONS[String(error.params.comparison)] ?? String(error.params.comparison)} ${error.params.limit}.`];
     case 'type': return [field, `Must be of type ${String(error.params.type)}.`];
     default: return [field, error.message ? `${error.message[0].toUpperCase()}${error.message.slice(1)}.` : 'Invalid value.'];
   }
@@ -61,8 +66,29 @@ function send(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 
+/** The path of the first string (value or key) in `value` that holds a NUL character, or null. */
+function nulCharacterPath(value: unknown, at: string[] = []): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...at, key];
+    const found = nulCharacterPath(item, [...at, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Installs the one handler that turns every error into the API's error bodies. */
 export function installErrorHandler(app: FastifyInstance): void {
+  // PostgreSQL text and jsonb cannot hold a NUL character: refuse it as bad input (400)
+  // once the request has passed its schema, before any handler sends it to the database.
+  app.addHook('preHandler', async (request) => {
+    for (const part of [request.params, request.query, request.body]) {
+      const at = nulCharacterPath(part);
+      if (at) throw errors.field(at.join('.') || 'non_field_errors', 'Null characters are not allowed.');
+    }
+  });
+
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return send(reply, error);
     if (error.validation) {

@@ -21,6 +21,8 @@ export const ADMIN_PERSONNEL_FIELDS = ['title', 'date_start', 'date_end', 'is_ad
 export const permissions = {
   project: {
     create: isAdmin,
+    /** Whether the caller's project list holds every project of the organization (otherwise only those they hold a role in). */
+    listAll: isAdmin,
     read: readsProject,
     change: (m: Membership, r: ProjectRole | null) => isAdmin(m) || (isActive(m) && r === 'admin'),
   },
@@ -33,6 +35,12 @@ export const permissions = {
   schema: {
     read: isActive,
     change: isAdmin,
+  },
+  /** Widgets: built-in ones (no organization) are read by every user and changed by no one; an organization's own like `schema`. */
+  widget: {
+    read: isActive,
+    create: isAdmin,
+    change: (m: Membership | null | undefined, isBuiltin: boolean) => !isBuiltin && isAdmin(m),
   },
   row: {
     read: readsProject,

@@ -47,7 +47,9 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     query?: Q;
     /** Whether the scope's caller may list; default: anyone the level resolver admits. */
     allowed?: (scope: S) => boolean;
-    addPermission: (scope: S) => boolean;
+    addPermission: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean | Promise<boolean>;
+    /** When true for a query, results are sent as they are, not through the shape's schema (e.g. versions' `dataonly`). */
+    raw?: (query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean;
     count: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => Promise<number>;
     rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[]>;
   };
@@ -121,13 +123,17 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           querystring: Type.Object({ ...PageQuery, ...(get.query ?? {}) }),
           response: { 200: Page(shape), ...ErrorResponses },
         },
-        handler: async (request: FastifyRequest) => {
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const scope = request.scope as S;
           if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
           const query = request.query as never;
           const page = pageRequest(request.query as { page?: number; page_size?: number });
-          const [count, results] = await Promise.all([get.count(scope, query), get.rows(scope, query, serializer, page)]);
-          return pageEnvelope(request, ctx.config.publicUrl, page, count, results, get.addPermission(scope));
+          const [count, results, addPermission] = await Promise.all([
+            get.count(scope, query), get.rows(scope, query, serializer, page), get.addPermission(scope, query),
+          ]);
+          const envelope = pageEnvelope(request, ctx.config.publicUrl, page, count, results, addPermission);
+          if (get.raw?.(query)) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+          return envelope;
         },
       });
     }

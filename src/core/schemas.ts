@@ -16,6 +16,10 @@ export const Ref = Type.Object({ sid: Sid, name: Type.String() });
 export const Text = (max = 255, options: { minLength?: number; description?: string } = {}) =>
   Type.String({ maxLength: max, ...options });
 
+/** One of a fixed set of strings (a JSON-schema enum: its error names the allowed values). */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
 /** A boolean that also accepts the strings "true" and "false" (the spec types some flags as strings). */
 export const BoolLike = Type.Union([Type.Boolean(), Type.Union([Type.Literal('true'), Type.Literal('false')])], {
   description: 'true or false (as a JSON boolean or the string "true"/"false")',

@@ -1,0 +1,59 @@
+import { and, eq, sql, count, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { cells, columns, projectMembers, rows, widgets } from '../../db/schema.js';
+import { isoTimestamp } from '../../core/sql.js';
+import type { Membership } from '../../core/access.js';
+import { readableRows } from '../rows/access.js';
+
+const fields = {
+  sid: cells.sid,
+  data: cells.data,
+  organization_sid: cells.organizationSid,
+  row: sql<{ sid: string; name: string }>`json_build_object('sid', ${rows.sid}, 'name', ${rows.name})`,
+  column: sql<{ sid: string; name: string }>`json_build_object('sid', ${columns.sid}, 'name', ${columns.name})`,
+  widget: sql<{ sid: string; name: string }>`json_build_object('sid', ${widgets.sid}, 'name', ${widgets.name})`,
+  price: widgets.price,
+  addable_at_readonly: widgets.addableAtReadonly,
+  is_locked: rows.isLocked,
+  is_archived: rows.isArchived,
+  date_created: isoTimestamp(cells.dateCreated),
+  date_updated: isoTimestamp(cells.dateUpdated),
+  permission: projectMembers.permission,
+};
+
+export interface CellRecord {
+  sid: string; data: string; organization_sid: string;
+  row: { sid: string; name: string }; column: { sid: string; name: string }; widget: { sid: string; name: string };
+  price: string; addable_at_readonly: boolean; is_locked: boolean; is_archived: boolean;
+  date_created: string; date_updated: string; permission: 'admin' | 'edit' | 'view' | null;
+}
+
+/** Cells with their row, column and widget, and the project role of `personnelSid`. */
+function select(db: Db, personnelSid: string) {
+  return db.select(fields).from(cells)
+    .innerJoin(rows, eq(rows.sid, cells.rowSid))
+    .innerJoin(columns, eq(columns.sid, cells.columnSid))
+    .innerJoin(widgets, eq(widgets.sid, cells.widgetSid))
+    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)));
+}
+
+function where(orgSid: string, membership: Membership, rowSid: string | undefined): SQL {
+  return and(eq(cells.organizationSid, orgSid), rowSid ? eq(cells.rowSid, rowSid) : undefined, readableRows(membership))!;
+}
+
+export async function countCells(db: Db, orgSid: string, membership: Membership, rowSid?: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(where(orgSid, membership, rowSid));
+  return row.n;
+}
+
+/** A page of cells: a row's in column order, or the organization's oldest first. */
+export async function pageCells(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
+  const query = select(db, membership.personnelSid).where(where(orgSid, membership, rowSid));
+  const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
+  return (await ordered.limit(limit).offset(offset)) as CellRecord[];
+}
+
+export async function findCell(db: Db, sid: string, personnelSid: string): Promise<CellRecord | undefined> {
+  const [row] = await select(db, personnelSid).where(eq(cells.sid, sid));
+  return row as CellRecord | undefined;
+}

@@ -1,0 +1,63 @@
+// Cells (spec: Cell, Cell endpoints, States, Errors).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { organizationLevel } from '../../core/levels.js';
+import { permissions } from '../../core/permissions.js';
+import { CellCreate, CellCreateQuery, CellListQuery, CellPatch, CellShapes } from './schemas.js';
+import { countCells, pageCells } from './repository.js';
+import { serializeCell } from './serializers.js';
+import { changeCell, createCell } from './service.js';
+import { loadRowAccess } from '../rows/access.js';
+
+export function registerCells(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/tables/cell',
+    tag: 'cells',
+    levels: { organization: organizationLevel },
+    shapes: CellShapes,
+    get: {
+      summary: 'List cells (Admin, Project Admin, Edit, View)',
+      description: 'With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); '
+        + 'without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.',
+      query: CellListQuery,
+      addPermission: async (scope, query) => {
+        if (!query.row__sid) return false;
+        const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);
+        if (!access || access.row.organization_sid !== scope.membership.organizationSid) return false;
+        return permissions.cell.write(scope.membership, access.projectRole) && !access.row.is_archived;
+      },
+      count: (scope, query) => countCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
+      rows: async (scope, query, serializer, page) =>
+        (await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset))
+          .map((cell) => serializeCell(cell, serializer, scope.membership)),
+    },
+    post: {
+      summary: 'Create a cell of a row (Project Admin, Edit; subject to the row rules)',
+      description: 'Query `row__sid` (required). Body {column, data}: the widget is the column\'s; one cell per row and column. '
+        + "The widget's price is debited from the organization's credits. Errors of the spec answer 406 in plain text: "
+        + 'a missing row__sid, a row of another organization, too few credits, a locked (unless the widget is addable at the read-only stage) or archived row.',
+      query: CellCreateQuery,
+      body: CellCreate,
+      allowed: () => true,
+      create: async (scope, body, query, serializer) =>
+        serializeCell(await createCell(ctx, scope.membership, scope.actor, query.row__sid, body), serializer, scope.membership),
+    },
+  });
+
+  defineDetail(app, {
+    path: '/tables/cell',
+    tag: 'cells',
+    shape: CellShapes.detail,
+    patch: {
+      summary: "Change a cell's content (Project Admin, Edit; subject to the row rules)",
+      description: "Body {data}. The widget's price is debited; the row gets a new version. 406 in plain text for a wrong sid, "
+        + 'too few credits, or a locked or archived row.',
+      body: CellPatch,
+      handler: async (actor, sid, body) => {
+        const { cell, membership } = await changeCell(ctx, actor, sid, body);
+        return serializeCell(cell, 'detail', membership);
+      },
+    },
+  });
+}

@@ -1,0 +1,65 @@
+// Columns (design: `?table__sid=`; `{name, widget: sid, order}`): level=organization.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { organizationLevel } from '../../core/levels.js';
+import { permissions } from '../../core/permissions.js';
+import { ColumnCreate, ColumnCreateQuery, ColumnListQuery, ColumnPatch, ColumnShapes } from './schemas.js';
+import { countColumns, pageColumns } from './repository.js';
+import { changeColumn, checkTableFilter, createColumn, loadColumn, serializeColumn } from './service.js';
+
+export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/tables/column',
+    tag: 'columns',
+    levels: { organization: organizationLevel },
+    shapes: ColumnShapes,
+    get: {
+      summary: 'List the columns of an organization\'s tables (Admin, Member)',
+      description: 'By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization '
+        + '(any other sid is a 400 on `table__sid`).',
+      query: ColumnListQuery,
+      allowed: (scope) => permissions.schema.read(scope.membership),
+      addPermission: (scope) => permissions.schema.change(scope.membership),
+      count: async (scope, query) => {
+        await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
+        return countColumns(ctx.db, scope.membership.organizationSid, query.table__sid);
+      },
+      rows: async (scope, query, serializer, page) =>
+        (await pageColumns(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset))
+          .map((row) => serializeColumn(row, serializer, scope.membership)),
+    },
+    post: {
+      summary: 'Add a column to a table (Admin)',
+      description: 'Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or '
+        + 'one of the organization\'s, order? (integer ≥ 0; default: after the last column)}.',
+      query: ColumnCreateQuery,
+      body: ColumnCreate,
+      allowed: (scope) => permissions.schema.change(scope.membership),
+      create: async (scope, body, query, serializer) =>
+        serializeColumn(await createColumn(ctx, scope.membership, query.table__sid, body), serializer, scope.membership),
+    },
+  });
+
+  defineDetail(app, {
+    path: '/tables/column',
+    tag: 'columns',
+    shape: ColumnShapes.detail,
+    get: {
+      summary: 'One column (Admin, Member)',
+      handler: async (actor, sid) => {
+        const { row, membership } = await loadColumn(ctx, actor, sid);
+        return serializeColumn(row, 'detail', membership);
+      },
+    },
+    patch: {
+      summary: "Change a column's name or order (Admin)",
+      description: 'The widget of a column cannot be changed: its cells were written through it.',
+      body: ColumnPatch,
+      handler: async (actor, sid, body) => {
+        const { row, membership } = await changeColumn(ctx, actor, sid, body);
+        return serializeColumn(row, 'detail', membership);
+      },
+    },
+  });
+}

@@ -1,0 +1,63 @@
+// Project members (design: `{personnel: sid, permission: admin|edit|view}`, list at level=project).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { projectLevel } from '../../core/levels.js';
+import { permissions } from '../../core/permissions.js';
+import { ProjectMemberCreate, ProjectMemberPatch, ProjectMemberShapes } from './schemas.js';
+import { countInProject, pageInProject } from './repository.js';
+import { addProjectMember, changeProjectMember, loadProjectMember, removeProjectMember, serializeProjectMember } from './service.js';
+
+export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/projects/member',
+    tag: 'project members',
+    levels: { project: projectLevel },
+    shapes: ProjectMemberShapes,
+    get: {
+      summary: 'List the members of a project (Admin; any project member)',
+      description: 'The sid in the path is the project\'s. In the order they were added.',
+      allowed: (scope) => permissions.projectMember.read(scope.membership, scope.projectRole),
+      addPermission: (scope) => permissions.projectMember.manage(scope.membership, scope.projectRole),
+      count: (scope) => countInProject(ctx.db, scope.project.sid),
+      rows: async (scope, _q, serializer, page) =>
+        (await pageInProject(ctx.db, scope.project.sid, page.limit, page.offset))
+          .map((row) => serializeProjectMember(row, serializer, scope.membership, scope.projectRole)),
+    },
+    post: {
+      summary: 'Add a member to a project (Admin, Project Admin)',
+      description: 'Body {personnel: sid of a personnel record of the project\'s organization, permission: admin|edit|view}. '
+        + 'Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`.',
+      body: ProjectMemberCreate,
+      allowed: (scope) => permissions.projectMember.manage(scope.membership, scope.projectRole),
+      create: async (scope, body, _q, serializer) =>
+        serializeProjectMember(await addProjectMember(ctx, scope, body), serializer, scope.membership, scope.projectRole),
+    },
+  });
+
+  defineDetail(app, {
+    path: '/projects/member',
+    tag: 'project members',
+    shape: ProjectMemberShapes.detail,
+    get: {
+      summary: 'One project membership (Admin; any project member)',
+      handler: async (actor, sid) => {
+        const { row, membership } = await loadProjectMember(ctx, actor, sid);
+        return serializeProjectMember(row, 'detail', membership, row.my_role);
+      },
+    },
+    patch: {
+      summary: "Change a member's project role (Admin, Project Admin)",
+      body: ProjectMemberPatch,
+      handler: async (actor, sid, body) => {
+        const { row, membership } = await changeProjectMember(ctx, actor, sid, body);
+        return serializeProjectMember(row, 'detail', membership, row.my_role);
+      },
+    },
+    delete: {
+      summary: 'Remove a member from a project (Admin, Project Admin)',
+      description: 'Answers {}.',
+      handler: (actor, sid) => removeProjectMember(ctx, actor, sid),
+    },
+  });
+}

@@ -1,0 +1,110 @@
+// Rows (design: Resources the spec relies on): records of a table, in a project.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import type { Serializer } from '../../core/resource.js';
+import type { Membership } from '../../core/access.js';
+import { defineDetail, defineList, refuseOtherMethods } from '../../core/resource.js';
+import { organizationLevel } from '../../core/levels.js';
+import { findProjectRole } from '../../core/access.js';
+import { permissions } from '../../core/permissions.js';
+import { actorOf } from '../../core/auth.js';
+import { isSid } from '../../core/ids.js';
+import { ErrorResponses } from '../../core/schemas.js';
+import { ChainReport, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
+import { cellsOfRows, countRows, findRow, pageRows, type CellSummary, type RowRecord } from './repository.js';
+import { changeRow, createRow, readableRow } from './service.js';
+import { verifyChain } from '../versions/verify.js';
+
+function serializeRow(row: RowRecord, serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
+  if (serializer === 'name') return { sid: row.sid, name: row.name };
+  return {
+    sid: row.sid, name: row.name, table: row.table, project: row.project, is_locked: row.is_locked, is_archived: row.is_archived,
+    version: row.version, change_permission: permissions.row.change(viewer, row.permission),
+  };
+}
+
+/** Rows in the detail shape, their cells fetched in one query for all of them. */
+async function rowDetails(ctx: AppContext, found: RowRecord[], viewer: Membership) {
+  const cells = await cellsOfRows(ctx.db, found.map((r) => r.sid));
+  return found.map(({ project_sid: _p, permission, ...fields }) => ({
+    ...fields, cells: cells.get(fields.sid) as CellSummary[], change_permission: permissions.row.change(viewer, permission),
+  }));
+}
+
+async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
+  return (await rowDetails(ctx, [row], viewer))[0];
+}
+
+export function registerRows(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/tables/row',
+    tag: 'rows',
+    levels: { organization: organizationLevel },
+    shapes: RowShapes,
+    get: {
+      summary: 'List rows (Admin: all; others: rows of their projects)',
+      description: 'Oldest first. Filters: table__sid, project__sid.',
+      query: RowListQuery,
+      addPermission: async (scope, query) => {
+        if (!query.project__sid || !isSid(query.project__sid)) return false;
+        return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
+      },
+      count: (scope, query) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, query),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset);
+        if (serializer !== 'detail') return found.map((r) => serializeRow(r, serializer, scope.membership));
+        return rowDetails(ctx, found, scope.membership);
+      },
+    },
+    post: {
+      summary: 'Create a row of a table in a project (Project Admin, Edit)',
+      description: 'Query: table__sid and project__sid (both required, of this organization). The row gets version 1.',
+      query: RowCreateQuery,
+      body: RowCreate,
+      allowed: () => true,
+      create: async (scope, body, query, serializer) => {
+        const row = await createRow(ctx, scope.membership, scope.actor, query, body);
+        return serializer === 'detail' ? rowDetail(ctx, row, scope.membership) : serializeRow(row, serializer, scope.membership);
+      },
+    },
+  });
+
+  defineDetail(app, {
+    path: '/tables/row',
+    tag: 'rows',
+    shape: RowShapes.detail,
+    get: {
+      summary: 'One row with its cells',
+      handler: async (actor, sid) => {
+        const { membership } = await readableRow(ctx, actor, sid);
+        return rowDetail(ctx, (await findRow(ctx.db, sid, membership.personnelSid))!, membership);
+      },
+    },
+    patch: {
+      summary: 'Change a row: name, description (Project Admin, Edit); is_locked, is_archived (Project Admin)',
+      description: 'Each change appends a version. An archived row only takes being unarchived; a locked row keeps its name and description until unlocked.',
+      body: RowPatch,
+      handler: async (actor, sid, body) => {
+        const { row, membership } = await changeRow(ctx, actor, sid, body);
+        return rowDetail(ctx, row, membership);
+      },
+    },
+  });
+
+  const verifyUrl = '/tables/row/detail/:sid/verify/';
+  app.get(verifyUrl, {
+    schema: {
+      tags: ['rows'],
+      summary: "Verify a row's whole version chain",
+      description: 'Recomputes every version hash from the stored data and checks numbering, links and the row head. '
+        + 'Reports is_valid, the first invalid version and up to 100 problems.',
+      params: Type.Object({ sid: Type.String() }),
+      response: { 200: ChainReport, ...ErrorResponses },
+    },
+  }, async (request) => {
+    const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);
+    return verifyChain(ctx.db, row);
+  });
+  refuseOtherMethods(app, verifyUrl, ['GET']);
+}

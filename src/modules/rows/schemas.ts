@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
+
+const CellSummary = Type.Object({ sid: Sid, column: Ref, widget: Ref, data: Type.String() });
+
+export const RowShapes = {
+  name: Type.Object({ sid: Sid, name: Type.String() }),
+  list: Type.Object({
+    sid: Sid, name: Type.String(), table: Ref, project: Ref, is_locked: Type.Boolean(), is_archived: Type.Boolean(),
+    version: Type.Integer({ description: 'the number of the latest version' }), change_permission: Type.Boolean(),
+  }),
+  detail: Type.Object({
+    sid: Sid, name: Type.String(), description: Type.String(), table: Ref, project: Ref,
+    is_locked: Type.Boolean(), is_archived: Type.Boolean(),
+    version: Type.Integer({ description: 'the number of the latest version' }),
+    hash: Type.String({ description: 'the hash of the latest version' }),
+    cells: Type.Array(CellSummary, { description: "the row's cells, in column order" }),
+    created_by: Type.String(), date_created: Timestamp, date_updated: Timestamp, change_permission: Type.Boolean(),
+  }),
+};
+
+export const RowListQuery = {
+  table__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only rows of this table' })),
+  project__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only rows of this project' })),
+};
+export const RowCreateQuery = {
+  table__sid: Type.String({ maxLength: 64, description: 'the table of the new row (required)' }),
+  project__sid: Type.String({ maxLength: 64, description: 'the project of the new row (required)' }),
+};
+export const RowCreate = Body({ name: Text(255, { minLength: 1 }), description: Type.Optional(Text(10_000)) });
+export const RowPatch = Body({
+  name: Type.Optional(Text(255, { minLength: 1 })),
+  description: Type.Optional(Text(10_000)),
+  is_locked: Type.Optional(Type.Boolean()),
+  is_archived: Type.Optional(Type.Boolean()),
+}, { minProperties: 1 });
+
+export const ChainReport = Type.Object({
+  row: Ref,
+  versions: Type.Integer({ description: 'how many versions were checked' }),
+  head_version: Type.Integer({ description: "the row's latest version number" }),
+  is_valid: Type.Boolean({ description: 'true when every check passed' }),
+  first_invalid_version: Type.Union([Type.Integer(), Type.Null()]),
+  problems: Type.Array(Type.Object({ version: Type.Integer(), problem: Type.String() }), { description: 'at most 100' }),
+  date_verified: Timestamp,
+});

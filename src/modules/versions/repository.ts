@@ -1,0 +1,82 @@
+import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.js';
+import { rows, users, versions, projectMembers } from '../../db/schema.js';
+import { isoTimestamp } from '../../core/sql.js';
+import type { Membership } from '../../core/access.js';
+import { readableRows } from '../rows/access.js';
+import { versionHash } from './chain.js';
+
+const previous = alias(versions, 'previous');
+const author = alias(users, 'author');
+
+const fields = {
+  sid: versions.sid,
+  row_sid: versions.rowSid,
+  version: versions.version,
+  hash: versions.hash,
+  previousHash: versions.previousHash,
+  data: versions.data,
+  activity_message: versions.activityMessage,
+  commit: versions.commit,
+  updated_by_sid: versions.updatedBy,
+  first_name: author.firstName,
+  last_name: author.lastName,
+  email: author.email,
+  date_created: isoTimestamp(versions.dateCreated),
+  date_updated: isoTimestamp(versions.dateUpdated),
+  // The stored hash of the version before: the chain link is checked without another query.
+  linked_hash: previous.hash,
+  permission: projectMembers.permission,
+};
+
+export interface VersionRow {
+  sid: string; row_sid: string; version: number; hash: string; previousHash: string; data: Record<string, unknown>;
+  activity_message: string; commit: string | null; updated_by_sid: string; first_name: string | null; last_name: string | null;
+  email: string | null; date_created: string; date_updated: string; linked_hash: string | null; permission: 'admin' | 'edit' | 'view' | null;
+}
+
+/** Whether a stored version is intact: its hash matches its content and it links to the version before. */
+export function isValidVersion(v: Pick<VersionRow, 'row_sid' | 'version' | 'hash' | 'previousHash' | 'data' | 'updated_by_sid' | 'date_created' | 'linked_hash'>): boolean {
+  const linked = v.version === 1 ? v.previousHash === '' : v.linked_hash === v.previousHash;
+  return linked && v.hash === versionHash({
+    row: v.row_sid, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by_sid, date_created: v.date_created,
+  });
+}
+
+function select(db: Db, personnelSid: string) {
+  return db.select(fields).from(versions)
+    .innerJoin(rows, eq(rows.sid, versions.rowSid))
+    .leftJoin(previous, and(eq(previous.rowSid, versions.rowSid), eq(previous.version, sql`${versions.version} - 1`)))
+    .leftJoin(author, eq(author.sid, versions.updatedBy))
+    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)));
+}
+
+function where(orgSid: string, membership: Membership, rowSid: string | undefined): SQL {
+  return and(eq(versions.organizationSid, orgSid), rowSid ? eq(versions.rowSid, rowSid) : undefined, readableRows(membership))!;
+}
+
+export async function countVersions(db: Db, orgSid: string, membership: Membership, rowSid?: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(where(orgSid, membership, rowSid));
+  return row.n;
+}
+
+/** A page of versions: a row's in version order, or the organization's oldest first. */
+export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
+  const query = select(db, membership.personnelSid).where(where(orgSid, membership, rowSid));
+  const ordered = rowSid ? query.orderBy(asc(versions.version)) : query.orderBy(versions.dateCreated, versions.sid);
+  return (await ordered.limit(limit).offset(offset)) as VersionRow[];
+}
+
+export async function findVersion(db: Db, sid: string, personnelSid: string): Promise<VersionRow | undefined> {
+  const [row] = await select(db, personnelSid).where(eq(versions.sid, sid));
+  return row as VersionRow | undefined;
+}
+
+/** A row's versions from `after` (exclusive), in version order, a batch at a time (for verification). */
+export async function versionBatch(db: Db, rowSid: string, after: number, limit: number) {
+  return db.select({
+    row_sid: versions.rowSid, version: versions.version, hash: versions.hash, previousHash: versions.previousHash,
+    data: versions.data, updated_by_sid: versions.updatedBy, date_created: isoTimestamp(versions.dateCreated),
+  }).from(versions).where(and(eq(versions.rowSid, rowSid), gt(versions.version, after))).orderBy(asc(versions.version)).limit(limit);
+}

@@ -1,0 +1,74 @@
+// Versions (spec: Version, Versioning): read, and the commit message changed; never created,
+// replaced or deleted through the API (405).
+import type { FastifyInstance } from 'fastify';
+import { eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.js';
+import type { Actor } from '../../core/auth.js';
+import { defineDetail, defineList } from '../../core/resource.js';
+import { organizationLevel } from '../../core/levels.js';
+import { requireRecordAccess } from '../../core/access.js';
+import { permissions } from '../../core/permissions.js';
+import { errors } from '../../core/errors.js';
+import { isSid } from '../../core/ids.js';
+import { versions } from '../../db/schema.js';
+import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './schemas.js';
+import { countVersions, findVersion, pageVersions } from './repository.js';
+import { serializeVersion, serializeVersionDetail } from './serializers.js';
+
+async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
+  if (!isSid(sid)) throw errors.notFound();
+  const [owner] = await ctx.db.select({ org: versions.organizationSid }).from(versions).where(eq(versions.sid, sid));
+  if (!owner) throw errors.notFound();
+  const membership = await requireRecordAccess(ctx.db, actor, owner.org);
+  const version = (await findVersion(ctx.db, sid, membership.personnelSid))!;
+  if (!permissions.version.read(membership, version.permission)) throw errors.notFound();
+  return { version, membership };
+}
+
+export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
+  defineList(app, ctx, {
+    path: '/tables/version',
+    tag: 'versions',
+    levels: { organization: organizationLevel },
+    shapes: VersionShapes,
+    get: {
+      summary: 'List versions (Admin, Project Admin, Edit, View)',
+      description: 'With `row__sid`, the versions of that row in version order (none when the caller cannot read the row); '
+        + 'without, every version the caller may read, oldest first. Serializer `detail` gives the fuller list shape with `data`. '
+        + 'With `dataonly=true` each result is only the version\'s row data object. `is_valid` is recomputed from the stored data.',
+      query: VersionListQuery,
+      addPermission: () => false,
+      raw: (query) => query.dataonly === true,
+      count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
+        if (query.dataonly) return found.map((v) => v.data);
+        return found.map((v) => serializeVersion(v, serializer, scope.membership));
+      },
+    },
+  });
+
+  defineDetail(app, {
+    path: '/tables/version',
+    tag: 'versions',
+    shape: VersionDetail,
+    get: {
+      summary: 'One version, with its data (Admin, Project Admin, Edit, View)',
+      handler: async (actor, sid) => {
+        const { version, membership } = await readableVersion(ctx, actor, sid);
+        return serializeVersionDetail(version, membership);
+      },
+    },
+    patch: {
+      summary: 'Change the commit message of a version (Project Admin, Edit)',
+      description: 'Only `commit` can change; it is not part of the hash. Any other field is refused (400).',
+      body: VersionPatch,
+      handler: async (actor, sid, body) => {
+        const { version, membership } = await readableVersion(ctx, actor, sid);
+        if (!permissions.version.change(membership, version.permission)) throw errors.forbidden();
+        await ctx.db.update(versions).set({ commit: body.commit, dateUpdated: sql`now()` }).where(eq(versions.sid, sid));
+        return serializeVersionDetail((await findVersion(ctx.db, sid, membership.personnelSid))!, membership);
+      },
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Sid, Timestamp } from '../../core/schemas.js';
+
+const Hash = Type.String({ description: 'SHA-256 (hex)' });
+const common = {
+  sid: Sid,
+  name: Type.String({ description: 'the row name followed by the version number in parentheses' }),
+  hash: Hash,
+  previousHash: Type.String({ description: 'the hash of the preceding version; "" for version 1' }),
+  version: Type.Integer(),
+};
+const listFields = {
+  ...common,
+  activity_message: Type.String(),
+  commit: Type.Union([Type.String(), Type.Null()]),
+  is_valid: Type.Boolean({ description: 'recomputed from the stored data: the hash matches and the chain link holds' }),
+  updated_by: Type.String({ description: 'the full name of who made the change' }),
+  date_created: Timestamp,
+  change_permission: Type.Boolean(),
+};
+
+/** Spec: name, list, and the fuller list shape with `data` (serializer `detail` on the list). */
+export const VersionShapes = {
+  name: Type.Object({ sid: Sid, name: Type.String() }),
+  list: Type.Object(listFields),
+  detail: Type.Object({ ...listFields, data: Type.Record(Type.String(), Type.Unknown()) }),
+};
+
+export const UserRef = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() });
+
+/** The version detail (spec: with data, updated_by as an object). */
+export const VersionDetail = Type.Object({
+  ...common,
+  data: Type.Record(Type.String(), Type.Unknown()),
+  activity_message: Type.String(),
+  updated_by: UserRef,
+  date_created: Timestamp,
+  date_updated: Timestamp,
+  change_permission: Type.Boolean(),
+});
+
+export const VersionListQuery = {
+  row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the versions of this row, in version order' })),
+  dataonly: Type.Optional(Type.Boolean({ description: "true: each result is only the version's row data object" })),
+};
+
+export const VersionPatch = Body({ commit: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]) });

@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { versionHash } from './chain.js';
+import { versionBatch } from './repository.js';
+
+const BATCH = 5000;
+const MAX_PROBLEMS = 100;
+
+/**
+ * Verifies a row's whole chain from the stored data: versions numbered 1..n without a
+ * gap, each hash matching its content, each previousHash equal to the hash before it,
+ * and the row's head (its latest version and hash) matching the last version.
+ */
+export async function verifyChain(db: Db, row: { sid: string; name: string }) {
+  const problems: { version: number; problem: string }[] = [];
+  const note = (version: number, problem: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push({ version, problem });
+  };
+  let firstInvalid: number | null = null;
+  const fail = (version: number, problem: string) => {
+    firstInvalid ??= version;
+    note(version, problem);
+  };
+  let expected = 1;
+  let previousHash = '';
+  let checked = 0;
+  for (;;) {
+    const batch = await versionBatch(db, row.sid, expected - 1, BATCH);
+    for (const v of batch) {
+      checked += 1;
+      if (v.version !== expected) fail(expected, `version ${expected} is missing (found ${v.version} next)`);
+      if (v.previousHash !== previousHash) fail(v.version, 'previousHash does not match the hash of the version before');
+      const recomputed = versionHash({
+        row: v.row_sid, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by_sid, date_created: v.date_created,
+      });
+      if (recomputed !== v.hash) fail(v.version, 'the hash does not match the stored content');
+      previousHash = v.hash;
+      expected = v.version + 1;
+    }
+    if (batch.length < BATCH) break;
+  }
+  const [head] = await query<{ version: number; last_hash: string; now: string }>(db, sql`
+    SELECT version, last_hash, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now FROM record_rows WHERE sid = ${row.sid}`);
+  if (head.version !== expected - 1) fail(Math.min(head.version, expected), `the row's head is version ${head.version} but the chain ends at ${expected - 1}`);
+  else if (head.last_hash !== previousHash) fail(head.version, "the row's head hash differs from its last version's hash");
+  return {
+    row: { sid: row.sid, name: row.name },
+    versions: checked,
+    head_version: head.version,
+    is_valid: firstInvalid === null,
+    first_invalid_version: firstInvalid,
+    problems,
+    date_verified: head.now,
+  };
+}
