@@ -251,3 +251,105 @@ export const creditLedger = pgTable('credit_ledger', {
   userSid: text('user_sid'),
   dateCreated: created(),
 }, (t) => [index('credit_ledger_org_idx').on(t.organizationSid, t.id)]);
+
+/** A workflow: ordered steps that act on a row. `table_sid` set: specific to that table. */
+export const workflows = pgTable('workflows', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').references(() => tables.sid, { onDelete: 'set null' }),
+  parent: integer('parent'),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  isArchived: boolean('is_archived').notNull().default(false),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('workflows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('workflows_table_idx').on(t.tableSid, t.dateCreated, t.sid),
+]);
+
+/** An action of a workflow, performed by a widget; `order` is unique within the workflow. */
+export const steps = pgTable('steps', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  workflowSid: text('workflow_sid').notNull().references(() => workflows.sid, { onDelete: 'cascade' }),
+  widgetSid: text('widget_sid').notNull().references(() => widgets.sid),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  order: integer('order').notNull(),
+  data: jsonb('data').notNull().default(sql`'{}'::jsonb`),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  uniqueIndex('steps_workflow_order_key').on(t.workflowSid, t.order),
+  index('steps_widget_idx').on(t.widgetSid, t.dateCreated, t.sid),
+  index('steps_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/** One run of a workflow for a row: where it is, its variables and data. */
+export const executions = pgTable('workflow_executions', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  workflowSid: text('workflow_sid').notNull().references(() => workflows.sid, { onDelete: 'cascade' }),
+  rowSid: text('row_sid').notNull().references(() => rows.sid, { onDelete: 'cascade' }),
+  status: text('status', { enum: ['running', 'waiting', 'completed', 'failed'] }).notNull().default('running'),
+  currentStepSid: text('current_step_sid'),
+  waitingFor: text('waiting_for'),
+  variables: jsonb('variables').notNull().default(sql`'{}'::jsonb`),
+  data: jsonb('data').notNull().default(sql`'{}'::jsonb`),
+  error: text('error'),
+  startedBy: text('started_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('workflow_executions_workflow_row_idx').on(t.workflowSid, t.rowSid, t.dateCreated),
+  index('workflow_executions_row_idx').on(t.rowSid, t.dateCreated),
+  index('workflow_executions_org_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/** The execution log: time, who, event, message (and the step it is about). */
+export const executionLog = pgTable('workflow_execution_log', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  executionSid: text('execution_sid').notNull().references(() => executions.sid, { onDelete: 'cascade' }),
+  stepSid: text('step_sid'),
+  userSid: text('user_sid'),
+  event: text('event').notNull(),
+  status: text('status').notNull().default('info'),
+  message: text('message').notNull().default(''),
+  dateCreated: created(),
+}, (t) => [index('workflow_execution_log_execution_idx').on(t.executionSid, t.id)]);
+
+/**
+ * A notification: one per recipient. The recipient reads, marks and deletes their copy
+ * (deleting hides it from them; the sender still sees what they sent).
+ */
+export const notifications = pgTable('notifications', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  senderSid: text('sender_sid').references(() => personnel.sid, { onDelete: 'set null' }),
+  recipientSid: text('recipient_sid').notNull().references(() => personnel.sid, { onDelete: 'cascade' }),
+  parentSid: text('parent_sid'),
+  name: text('name').notNull(),
+  body: text('body').notNull().default(''),
+  rows: jsonb('rows').notNull().default(sql`'[]'::jsonb`),
+  isRead: boolean('is_read').notNull().default(false),
+  shouldEmail: boolean('should_email').notNull().default(false),
+  isDeletedByRecipient: boolean('is_deleted_by_recipient').notNull().default(false),
+  updatedBy: text('updated_by'),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('notifications_recipient_inbox_idx').on(t.recipientSid, t.dateCreated, t.sid).where(sql`NOT is_deleted_by_recipient`),
+  index('notifications_sender_idx').on(t.senderSid, t.dateCreated),
+  index('notifications_parent_idx').on(t.parentSid),
+]);
+
+/** Scheduled jobs (weekly digest …): one row per job and period, claimed by one process only. */
+export const jobRuns = pgTable('job_runs', {
+  name: text('name').notNull(),
+  period: text('period').notNull(),
+  status: text('status').notNull().default('running'),
+  dateCreated: created(),
+  dateFinished: timestamp('date_finished', { withTimezone: true, precision: 6 }),
+}, (t) => [uniqueIndex('job_runs_name_period_key').on(t.name, t.period)]);
