@@ -10,6 +10,8 @@ import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { authenticate, credentialOf } from './core/auth.js';
+import { installIdempotency } from './core/idempotency.js';
+import { recordLocks } from './core/record-lock.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -75,7 +77,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     log: app.log,
     retrySeconds: config.mailRetrySeconds,
   });
-  const ctx: AppContext = { config, database, db: database.db, mail };
+  const locks = recordLocks(database, config.databaseUrl);
+  const ctx: AppContext = { config, database, db: database.db, mail, locks };
 
   await app.register(swagger, {
     openapi: {
@@ -103,6 +106,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     if (request.is404 || request.routeOptions.config?.auth === false || request.url.startsWith('/docs')) return;
     request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes);
   });
+  installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
@@ -126,6 +130,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   if (options.workers !== false) {
     app.addHook('onReady', async () => mail.start());
   }
-  app.addHook('onClose', async () => mail.stop());
+  app.addHook('onClose', async () => {
+    await mail.stop();
+    await locks.close();
+  });
   return { app, ctx };
 }

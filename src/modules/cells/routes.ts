@@ -45,7 +45,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/cell',
     tag: 'cells',
     shape: CellShapes.detail,
