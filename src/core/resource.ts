@@ -195,6 +195,8 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
     description?: string;
     query?: PQ;
     body: PB;
+    /** The response schema (default: the detail shape). */
+    response?: TSchema;
     handler: (actor: Actor, sid: string, body: Static<PB>, query: Static<ReturnType<typeof Type.Object<PQ>>>, request: FastifyRequest) => Promise<unknown>;
   };
   delete?: {
@@ -236,7 +238,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         tags: [def.tag], summary: patch.summary, description: patch.description, params: detailParams,
         querystring: Type.Object(patch.query ?? {}),
         body: patch.body,
-        response: { 200: def.shape, ...ErrorResponses },
+        response: { 200: patch.response ?? def.shape, ...ErrorResponses },
       },
       handler: (request) => patch.handler(actorOf(request), sidOf(request), request.body as Static<PB>, request.query as never, request),
     });
