@@ -39,7 +39,7 @@ export function registerExecutions(app: FastifyInstance, ctx: AppContext): void 
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/execution',
     tag: 'executions',
     shape: ExecutionShapes.detail,

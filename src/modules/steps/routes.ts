@@ -43,7 +43,7 @@ export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/step',
     tag: 'steps',
     shape: StepShapes.detail,

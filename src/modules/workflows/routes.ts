@@ -44,7 +44,7 @@ export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/workflow',
     tag: 'workflows',
     shape: WorkflowShapes.detail,
