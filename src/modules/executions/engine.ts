@@ -151,6 +151,11 @@ interface NextStep {
  * marked failed. Returns whether there may be more to run.
  */
 async function runNextStep(ctx: AppContext, tx: Db, executionSid: string, driver: Driver): Promise<boolean> {
+  // Lock first, then read: a locking query that also joins would re-check a row another
+  // transaction just changed against the joined rows it read before the wait (stale).
+  const [locked] = await query<{ status: ExecutionStatus }>(tx, sql`
+    SELECT status FROM workflow_executions WHERE sid = ${executionSid} FOR UPDATE`);
+  if (!locked || locked.status !== 'running') return false;
   const [execution] = await query<LockedExecution>(tx, sql`
     SELECT e.sid, e.organization_sid, e.workflow_sid, w.name AS workflow_name, e.row_sid, r.name AS row_name,
            r.description AS row_description, r.table_sid AS row_table_sid, e.status, e.current_step_sid,
@@ -159,9 +164,7 @@ async function runNextStep(ctx: AppContext, tx: Db, executionSid: string, driver
       JOIN workflows w ON w.sid = e.workflow_sid
       JOIN record_rows r ON r.sid = e.row_sid
       LEFT JOIN steps cs ON cs.sid = e.current_step_sid
-     WHERE e.sid = ${executionSid}
-       FOR UPDATE OF e`);
-  if (!execution || execution.status !== 'running') return false;
+     WHERE e.sid = ${executionSid}`);
   const fail = async (error: string, stepSid: string | null) => {
     await tx.execute(sql`
       UPDATE workflow_executions SET status = 'failed', error = ${error}, current_step_sid = ${stepSid}, waiting_for = NULL, date_updated = now()
