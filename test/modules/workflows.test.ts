@@ -168,6 +168,7 @@ describe('workflows', () => {
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: '' }), ['name']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', colour: 'red' }), ['colour']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', parent: 'one' }), ['parent']);
+    expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', parent: 3_000_000_000 }), ['parent']);
     const foreign = await created(await w.outsider.api.post(list('table', w.otherOrg.sid), { name: 'Foreign' }), 'foreign table');
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid, 'detail', { table__sid: foreign.sid }), { name: 'x' }), ['table__sid']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid, 'detail', { table__sid: 'nonsense' }), { name: 'x' }), ['table__sid']);

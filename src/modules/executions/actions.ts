@@ -31,6 +31,9 @@ export interface StepOutcome {
   waitFor?: string;
 }
 
+/** As the cell endpoints allow. */
+const MAX_CELL_LENGTH = 100_000;
+
 const quote = (value: string, max = 200) => `"${value.length > max ? `${value.slice(0, max)}…` : value}"`;
 const via = (run: StepRun) => `workflow ${quote(run.workflowName)}, step ${run.step.order}`;
 
@@ -56,6 +59,7 @@ const ACTIONS: Record<StepKind, (tx: Db, run: StepRun) => Promise<StepOutcome>> 
     const column = await findColumnOfTable(tx, run.row.tableSid, wanted, { byName: true });
     if (!column) throw new StepError(`The row's table has no column ${quote(wanted)}.`);
     const data = String(value);
+    if (data.length > MAX_CELL_LENGTH) throw new StepError(`The value has ${data.length} characters; a cell holds at most ${MAX_CELL_LENGTH}.`);
     const result = await putCell(tx, {
       organizationSid: run.organizationSid, rowSid: run.row.sid, column, data, userSid: run.userSid,
       salesContact: run.salesContact, onPost: false, via: via(run),

@@ -8,7 +8,7 @@ const StepSummary = Type.Object({
   kind: Type.String({ description: "what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing)" }),
 });
 
-const Parent = Type.Integer({ description: 'the number of a parent workflow, as the client keeps it' });
+const Parent = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'the number of a parent workflow, as the client keeps it' });
 
 const listFields = {
   sid: Sid,
