@@ -31,6 +31,8 @@ export interface TriggerInput {
   data?: Record<string, unknown>;
   /** An event for the log; resumes the execution when it waits for it. */
   event?: string;
+  /** Runs first in the transaction that starts or continues the execution (the workflow's own changes). */
+  before?: (tx: Db) => Promise<void>;
 }
 
 interface LogInput {
@@ -59,6 +61,7 @@ const quote = (value: string) => `"${value}"`;
 export async function triggerWorkflow(ctx: AppContext, input: TriggerInput): Promise<string> {
   const { driver } = input;
   const executionSid = await ctx.db.transaction(async (tx) => {
+    await input.before?.(tx);
     // The workflow's lock makes starting an execution take turns: two triggers of one
     // row at once start one execution, and the second continues it.
     const [workflow] = await query<{ is_archived: boolean; organization_sid: string }>(tx, sql`

@@ -102,21 +102,24 @@ export async function changeWorkflow(
     if (fields.is_archived ?? workflow.is_archived) throw errors.badRequest(ARCHIVED);
     await checkTriggerRow(ctx, workflow, rowSid);
   }
-  if (Object.keys(fields).length) {
-    await ctx.db.transaction(async (tx) => {
-      await tx.update(workflows).set({
-        ...(fields.parent !== undefined ? { parent: fields.parent } : {}),
-        ...(fields.name !== undefined ? { name: fields.name } : {}),
-        ...(fields.description !== undefined ? { description: fields.description } : {}),
-        ...(fields.is_archived !== undefined ? { isArchived: fields.is_archived } : {}),
-        dateUpdated: sql`now()`,
-      }).where(eq(workflows.sid, sid));
-    });
-  }
+  const applyFields = async (tx: Db) => {
+    if (!Object.keys(fields).length) return;
+    await tx.update(workflows).set({
+      ...(fields.parent !== undefined ? { parent: fields.parent } : {}),
+      ...(fields.name !== undefined ? { name: fields.name } : {}),
+      ...(fields.description !== undefined ? { description: fields.description } : {}),
+      ...(fields.is_archived !== undefined ? { isArchived: fields.is_archived } : {}),
+      dateUpdated: sql`now()`,
+    }).where(eq(workflows.sid, sid));
+  };
   let executionSid: string | undefined;
-  if (rowSid !== undefined) {
+  if (rowSid === undefined) {
+    if (Object.keys(fields).length) await ctx.db.transaction(applyFields);
+  } else {
+    // The changes commit with the start of the execution, so a trigger refused under the
+    // workflow's lock (archived meanwhile) changes nothing either.
     executionSid = await triggerWorkflow(ctx, {
-      workflowSid: sid, rowSid, variables, data, event: query.event,
+      workflowSid: sid, rowSid, variables, data, event: query.event, before: applyFields,
       driver: { userSid: actor.userSid, personnelSid: membership.personnelSid },
     });
     ctx.mail.kick();
