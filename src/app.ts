@@ -26,6 +26,9 @@ import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
+import { registerWorkflows } from './modules/workflows/routes.js';
+import { registerSteps } from './modules/steps/routes.js';
+import { registerExecutions } from './modules/executions/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -138,6 +141,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerCells(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
+  registerWorkflows(app, ctx);
+  registerSteps(app, ctx);
+  registerExecutions(app, ctx);
 
   if (options.workers !== false) {
     app.addHook('onReady', async () => mail.start());
