@@ -7,18 +7,21 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous, describeAnswer, withQuery, type Answer, type Query } from '../helpers/http.ts';
 import {
-  MONEY_RE, SID_RE, TIMESTAMP_RE, assertKeys, assertPage, expectDetail, expectFieldErrors,
+  SID_RE, TIMESTAMP_RE, assertKeys, assertPage, expectDetail, expectFieldErrors,
   expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectNotFound, expectStatus,
 } from '../helpers/assertions.ts';
-import { addMember, newOrganization, unique, type TestMember } from '../helpers/factories.ts';
+import { unique, type Serializer, type TestMember } from '../helpers/factories.ts';
+import {
+  assertIntactChain, assertRowUnchanged, foreignRecords, listVersions, newWorkspace, readCredits, readRow, recordPaths, snapshotRow,
+  verifyRow, type Workspace,
+} from '../helpers/records.ts';
 import { readMail } from '../helpers/mail.ts';
 
 // ------------------------------------------------------------------ paths --
 
-type Serializer = 'name' | 'list' | 'detail';
-const list = (model: string, orgSid: string, serializer: Serializer = 'detail', query?: Query, app = 'tables') =>
-  withQuery(`/${app}/${model}/list/organization/${orgSid}/${serializer}/`, query);
-const detail = (model: string, sid: string, query?: Query, app = 'tables') => withQuery(`/${app}/${model}/detail/${sid}/`, query);
+const list = (model: string, orgSid: string, serializer: Serializer = 'detail', query?: Query) =>
+  withQuery(`/tables/${model}/list/organization/${orgSid}/${serializer}/`, query);
+const detail = (model: string, sid: string, query?: Query) => withQuery(`/tables/${model}/detail/${sid}/`, query);
 const workflowList = (orgSid: string, serializer: Serializer = 'detail', query?: Query) => list('workflow', orgSid, serializer, query);
 const stepList = (orgSid: string, serializer: Serializer = 'detail', query?: Query) => list('step', orgSid, serializer, query);
 const executionList = (orgSid: string, serializer: Serializer = 'detail', query?: Query) => list('execution', orgSid, serializer, query);
@@ -49,7 +52,9 @@ function assertRecord(record: any, model: 'workflow' | 'step' | 'execution', ser
 // -------------------------------------------------------------- factories --
 
 interface World {
+  ws: Workspace;
   org: { sid: string; name: string };
+  /** The organization's creator: an org Admin without a project role (steps act with the workflow's authority). */
   admin: TestMember;
   /** A Member with the Project View role in the project of the rows. */
   member: TestMember;
@@ -58,10 +63,9 @@ interface World {
   alumni: TestMember;
   outsider: TestMember;
   otherOrg: { sid: string; name: string };
-  project: any;
   table: any;
   otherTable: any;
-  /** Widget of price 0.10 for the Result column, free one for the Note column. */
+  /** Widget of price 0.10 for the Result column; the Note column is the free built-in text widget. */
   paidWidget: any;
   result: any;
   note: any;
@@ -73,25 +77,23 @@ async function created(res: Answer, context: string) {
 }
 
 async function makeWorld(): Promise<World> {
-  const { admin, org } = await newOrganization('wfadmin');
-  const member = await addMember(admin, org, {}, 'wfmember');
-  const stranger = await addMember(admin, org, {}, 'wfstranger');
-  const alumni = await addMember(admin, org, { is_archived: 'true' }, 'wfalumni');
-  const { admin: outsider, org: otherOrg } = await newOrganization('wfoutsider');
-  const project = await created(await admin.api.post(list('project', org.sid, 'detail', undefined, 'projects'), { name: `P ${unique('p')}` }), 'project');
-  for (const [who, permission] of [[admin, 'admin'], [member, 'view']] as const) {
-    await created(await admin.api.post(withQuery(`/projects/member/list/project/${project.sid}/detail/`), { personnel: who.personnel.sid, permission }), 'project member');
-  }
-  const table = await created(await admin.api.post(list('table', org.sid), { name: `T ${unique('t')}` }), 'table');
-  const otherTable = await created(await admin.api.post(list('table', org.sid), { name: `T2 ${unique('t')}` }), 'table');
-  const paidWidget = await created(await admin.api.post(list('widget', org.sid, 'detail', undefined, 'widgets'), { name: `W ${unique('w')}`, price: '0.10' }), 'widget');
-  const result = await created(await admin.api.post(list('column', org.sid, 'detail', { table__sid: table.sid }), { name: 'Result', widget: paidWidget.sid, order: 1 }), 'column');
-  const note = await created(await admin.api.post(list('column', org.sid, 'detail', { table__sid: table.sid }), { name: 'Note', widget: BUILTIN.text, order: 2 }), 'column');
-  return { org, admin, member, stranger, alumni, outsider, otherOrg, project, table, otherTable, paidWidget, result, note };
+  const ws = await newWorkspace({ label: 'wf', widgets: { paid: { price: '0.10' } }, columns: {}, rows: 0 });
+  const { admin, org, table } = ws;
+  const otherTable = await created(await admin.api.post(recordPaths.tableList(org.sid), { name: `T2 ${unique('t')}` }), 'table');
+  const column = async (name: string, widget: string, order: number) =>
+    created(await admin.api.post(recordPaths.columnList(org.sid, 'detail', { table__sid: table.sid }), { name, widget, order }), `column ${name}`);
+  const result = await column('Result', ws.widgets.paid.sid, 1);
+  const note = await column('Note', BUILTIN.text, 2);
+  return {
+    ws, org, admin, member: ws.projectView, stranger: ws.member, alumni: ws.alumni, outsider: ws.outsider, otherOrg: ws.outsiderOrg,
+    table, otherTable, paidWidget: ws.widgets.paid, result, note,
+  };
 }
 
+/** A row of the table (or `table`), created by the Project Admin. */
 async function newRow(w: World, table = w.table) {
-  return created(await w.admin.api.post(list('row', w.org.sid, 'detail', { table__sid: table.sid, project__sid: w.project.sid }), { name: `Row ${unique('r')}` }), 'row');
+  return created(await w.ws.projectAdmin.api.post(recordPaths.rowList(w.org.sid, 'detail', { table__sid: table.sid, project__sid: w.ws.project.sid }),
+    { name: `Row ${unique('r')}` }), 'row');
 }
 
 async function newWorkflow(w: World, query?: Query, name = `Workflow ${unique('wf')}`) {
@@ -106,19 +108,13 @@ function trigger(api: TestMember['api'], workflowSid: string, query: Query, body
   return api.patch(detail('workflow', workflowSid, query), body);
 }
 
-async function getRow(w: World, sid: string) {
-  return expectStatus(await w.admin.api.get(detail('row', sid)), 200, 'row detail').json;
-}
+const getRow = (w: World, sid: string) => readRow(w.admin.api, sid);
+const credits = (w: World) => readCredits(w.admin.api, w.org.sid);
 
 async function versionsOf(w: World, rowSid: string) {
-  const page = assertPage(await w.admin.api.get(list('version', w.org.sid, 'list', { row__sid: rowSid, page_size: 100 })));
-  return page.results.sort((a: any, b: any) => a.version - b.version);
-}
-
-async function credits(w: World): Promise<string> {
-  const res = expectStatus(await w.admin.api.get(`/organizations/organization/detail/${w.org.sid}/`), 200);
-  assert.match(res.json.credits, MONEY_RE);
-  return res.json.credits;
+  const versions = (await listVersions(w.admin.api, w.org.sid, rowSid)).sort((a: any, b: any) => a.version - b.version);
+  assertIntactChain(versions, `versions of ${rowSid}`);
+  return versions;
 }
 
 const cellOf = (row: any, column: any) => row.cells.find((c: any) => c.column.sid === column.sid)?.data;
@@ -169,7 +165,7 @@ describe('workflows', () => {
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', colour: 'red' }), ['colour']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', parent: 'one' }), ['parent']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid), { name: 'x', parent: 3_000_000_000 }), ['parent']);
-    const foreign = await created(await w.outsider.api.post(list('table', w.otherOrg.sid), { name: 'Foreign' }), 'foreign table');
+    const foreign = (await foreignRecords(w.ws)).table;
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid, 'detail', { table__sid: foreign.sid }), { name: 'x' }), ['table__sid']);
     expectFieldErrors(await w.admin.api.post(workflowList(w.org.sid, 'detail', { table__sid: 'nonsense' }), { name: 'x' }), ['table__sid']);
   });
@@ -278,7 +274,7 @@ describe('steps', () => {
 
   test('POST bad input: 400 on the field, on data.<setting>, and for widgets and workflows of other organizations', async () => {
     const foreignWorkflow = await created(await w.outsider.api.post(workflowList(w.otherOrg.sid), { name: 'Foreign' }), 'foreign workflow');
-    const foreignWidget = await created(await w.outsider.api.post(list('widget', w.otherOrg.sid, 'detail', undefined, 'widgets'), { name: 'Foreign' }), 'foreign widget');
+    const foreignWidget = await created(await w.outsider.api.post(recordPaths.widgetList(w.otherOrg.sid), { name: 'Foreign' }), 'foreign widget');
     const post = (body: Record<string, unknown>, query?: Query) => w.admin.api.post(stepList(w.org.sid, 'detail', query), { name: 'Bad', workflow: wf.sid, ...body });
     expectFieldErrors(await post({ widget: BUILTIN.text, workflow: foreignWorkflow.sid }), ['workflow']);
     expectFieldErrors(await post({ widget: foreignWidget.sid }), ['widget']);
@@ -435,9 +431,9 @@ describe('the engine', () => {
       `Locked the row (workflow "${wf.name}", step 3)`,
     ]);
     const adminName = `${w.admin.first_name} ${w.admin.last_name}`;
-    assert.ok(versions.every((v: any) => v.updated_by === adminName), 'versions carry the triggering user');
-    const chain = expectStatus(await w.admin.api.get(`/tables/row/detail/${row.sid}/verify/`), 200).json;
-    assert.equal(chain.is_valid, true);
+    assert.deepEqual(versions.map((v: any) => v.updated_by),
+      [`${w.ws.projectAdmin.first_name} ${w.ws.projectAdmin.last_name}`, adminName, adminName], 'the steps\' versions carry the triggering user');
+    assert.equal((await verifyRow(w.admin.api, row.sid)).is_valid, true);
 
     assert.deepEqual(events(done), [
       'started/info', 'updated/info', 'step_completed/ok', 'waiting/info',
@@ -505,31 +501,34 @@ describe('the engine', () => {
     assert.equal(after.version, 3, 'versions of the two steps that ran, none of the failing one');
 
     // Triggering a failed execution starts a new one (which fails at once on the locked row).
+    const before = await snapshotRow(w.ws, row.sid);
     const again = expectStatus(await trigger(w.admin.api, wf.sid, { trigger__sid: row.sid }), 200).json.execution;
+    await assertRowUnchanged(w.ws, row.sid, before, 'a failing first step');
     assert.notEqual(again.sid, execution.sid);
     assert.equal(again.status, 'failed');
     assert.match(again.error, /^Step 1 "Note" failed: The row .* is locked/);
   });
 
   test('credits: a set_cell step is debited like any cell write and fails with the spec\'s message when they run out', async () => {
-    const { admin, org } = await newOrganization('wfcredits');
-    const project = await created(await admin.api.post(list('project', org.sid, 'detail', undefined, 'projects'), { name: 'P' }), 'project');
-    await created(await admin.api.post(`/projects/member/list/project/${project.sid}/detail/`, { personnel: admin.personnel.sid, permission: 'admin' }), 'member');
-    const table = await created(await admin.api.post(list('table', org.sid), { name: 'T' }), 'table');
-    const widget = await created(await admin.api.post(list('widget', org.sid, 'detail', undefined, 'widgets'), { name: 'Costly', price: '0.40' }), 'widget');
-    await created(await admin.api.post(list('column', org.sid, 'detail', { table__sid: table.sid }), { name: 'Value', widget: widget.sid }), 'column');
-    const row = await created(await admin.api.post(list('row', org.sid, 'detail', { table__sid: table.sid, project__sid: project.sid }), { name: 'R' }), 'row');
+    const ws = await newWorkspace({ label: 'wfcredits', widgets: { costly: { price: '0.40' } }, columns: { value: 'costly' }, allRoles: false });
+    const { admin, org } = ws;
+    const row = ws.rows[0];
     const wf = await created(await admin.api.post(workflowList(org.sid), { name: 'Spend' }), 'workflow');
     for (const value of ['one', 'two', 'three']) {
-      await created(await admin.api.post(stepList(org.sid), { name: value, workflow: wf.sid, widget: BUILTIN.setCell, data: { column: 'Value', value } }), 'step');
+      await created(await admin.api.post(stepList(org.sid), { name: value, workflow: wf.sid, widget: BUILTIN.setCell, data: { column: ws.columns.value.name, value } }), 'step');
     }
     const execution = expectStatus(await trigger(admin.api, wf.sid, { trigger__sid: row.sid }), 200).json.execution;
     assert.equal(execution.status, 'failed');
     assert.equal(execution.error, 'Step 3 "three" failed: Your organization does not have enough credits, contact sales@example.test!');
-    const detailAfter = expectStatus(await admin.api.get(detail('row', row.sid)), 200).json;
+    const detailAfter = await readRow(admin.api, row.sid);
     assert.equal(detailAfter.cells[0].data, 'two', 'the row as it was before the failing step');
     assert.equal(detailAfter.version, 3);
-    assert.equal(expectStatus(await admin.api.get(`/organizations/organization/detail/${org.sid}/`), 200).json.credits, '$0.20');
+    assert.equal(await readCredits(admin.api, org.sid), '$0.20');
+    // Again: a new execution whose first step fails leaves everything as it was.
+    const before = await snapshotRow(ws, row.sid);
+    const again = expectStatus(await trigger(admin.api, wf.sid, { trigger__sid: row.sid }), 200).json.execution;
+    assert.equal(again.error, 'Step 1 "one" failed: Your organization does not have enough credits, contact sales@example.test!');
+    await assertRowUnchanged(ws, row.sid, before, 'a failing first step');
   });
 
   test('templating: row, cells, variables and data; unknown references render empty and are logged; no prototype access', async () => {
@@ -570,11 +569,8 @@ describe('the engine', () => {
     const { wf } = await threeSteps({ table__sid: w.table.sid });
     const row = await newRow(w);
     const rowOfOtherTable = await newRow(w, w.otherTable);
-    const outsiderProject = await created(await w.outsider.api.post(list('project', w.otherOrg.sid, 'detail', undefined, 'projects'), { name: 'P' }), 'project');
-    await created(await w.outsider.api.post(`/projects/member/list/project/${outsiderProject.sid}/detail/`, { personnel: w.outsider.personnel.sid, permission: 'admin' }), 'member');
-    const outsiderTable = await created(await w.outsider.api.post(list('table', w.otherOrg.sid), { name: 'T' }), 'table');
-    const foreignRow = await created(await w.outsider.api.post(list('row', w.otherOrg.sid, 'detail', { table__sid: outsiderTable.sid, project__sid: outsiderProject.sid }), { name: 'R' }), 'row');
-
+    const foreignRow = (await foreignRecords(w.ws)).row;
+    const before = await snapshotRow(w.ws, row.sid);
     expectStatus(await w.admin.api.patch(detail('workflow', wf.sid), { is_archived: true }), 200);
     expectDetail(await trigger(w.admin.api, wf.sid, { trigger__sid: row.sid }), 400, 'The workflow is archived; an archived workflow cannot be triggered.');
     // Archiving and triggering in one PATCH is refused whole: the name stays too.
@@ -601,7 +597,7 @@ describe('the engine', () => {
     expectNotAuthenticated(await trigger(anonymous, wf.sid, { trigger__sid: row.sid }));
 
     assert.equal(assertPage(await w.admin.api.get(executionList(w.org.sid, 'list', { workflow__sid: wf.sid }))).count, 0, 'no execution started');
-    assert.equal((await getRow(w, row.sid)).version, 1, 'the row is untouched');
+    await assertRowUnchanged(w.ws, row.sid, before, 'refused triggers');
   });
 
   test('deleting the step an execution waits at: it goes on with the step that followed', async () => {
