@@ -1,0 +1,85 @@
+// The database's own limit for a cell PATCH: pgbench running bench/cell-patch.sql (the
+// same statements as one PATCH) at the same concurrency, with no application in between.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { median, type Plan } from '../lib/load.js';
+
+export interface PgbenchRun {
+  tps: number;
+  p50_ms: number;
+  p99_ms: number;
+  transactions: number;
+  failed: number;
+}
+
+export interface PgbenchMeasurement {
+  script: string;
+  connections: number;
+  runs: PgbenchRun[];
+  tps: number;
+  p50_ms: number;
+  p99_ms: number;
+  failed: number;
+}
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** One pgbench run; latencies from its per-transaction log (-l). */
+export async function pgbenchRun(
+  databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, seconds: number,
+): Promise<PgbenchRun> {
+  const url = new URL(databaseUrl);
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-pgbench-'));
+  const args = [
+    '-n', '-f', script, '-c', String(connections), '-j', '2', '-T', String(seconds),
+    '-l', '--log-prefix', path.join(logDir, 'tx'),
+    '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'),
+    ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
+    url.pathname.slice(1),
+  ];
+  const env = { ...process.env, ...(url.password ? { PGPASSWORD: decodeURIComponent(url.password) } : {}) };
+  try {
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('pgbench', args, { env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`pgbench failed: ${error.message}\n${stderr.split('\n').slice(-20).join('\n')}`));
+        else resolve(stdout + stderr);
+      });
+    });
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
+    if (!tps) throw new Error(`pgbench printed no tps:\n${output}`);
+    const failed = Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0);
+    const latencies: number[] = [];
+    for (const file of fs.readdirSync(logDir)) {
+      for (const line of fs.readFileSync(path.join(logDir, file), 'utf8').split('\n')) {
+        // client_id transaction_no time_us script_no time_epoch time_us
+        const fields = line.split(' ');
+        if (fields.length >= 6 && fields[2] !== 'failed' && fields[2] !== 'skipped') latencies.push(Number(fields[2]) / 1000);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    const at = (p: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN;
+    return { tps: round(Number(tps[1]), 1), p50_ms: round(at(50)), p99_ms: round(at(99)), transactions: latencies.length, failed };
+  } finally {
+    fs.rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+/** A warm-up run, then `plan.runs` measured runs; medians. */
+export async function pgbenchMeasure(
+  databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, plan: Plan,
+): Promise<PgbenchMeasurement> {
+  if (plan.warmupSeconds > 0) await pgbenchRun(databaseUrl, script, variables, connections, plan.warmupSeconds);
+  const runs: PgbenchRun[] = [];
+  for (let i = 0; i < plan.runs; i += 1) runs.push(await pgbenchRun(databaseUrl, script, variables, connections, plan.seconds));
+  return {
+    script: path.basename(script),
+    connections,
+    runs,
+    tps: round(median(runs.map((r) => r.tps)), 1),
+    p50_ms: round(median(runs.map((r) => r.p50_ms))),
+    p99_ms: round(median(runs.map((r) => r.p99_ms))),
+    failed: runs.reduce((n, r) => n + r.failed, 0),
+  };
+}
