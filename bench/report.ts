@@ -158,3 +158,49 @@ export function render(results: Results): string {
   out.push(table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : 'NO']), 2));
   return out.join('\n');
 }
+
+/** The same results as Markdown tables, for the README (`node --import tsx bench/markdown.ts`). */
+export function renderMarkdown(results: Results): string {
+  const out: string[] = [];
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  out.push(row(['scenario', 'database', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'limit (req/s)', 'ratio', 'other CPU (cores)']));
+  out.push(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---:', '---:']));
+  for (const s of results.scenarios) {
+    const title = `${s.id.split('-')[0]}. ${s.title}`;
+    if (s.status !== 'measured') {
+      out.push(row([title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', '', s.status, '', '', '', '', '', '']));
+      continue;
+    }
+    out.push(row([
+      title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', s.connections, fixed(s.rps), fixed(s.p50_ms, 2), fixed(s.p99_ms, 2),
+      s.non2xx + s.errors, s.limit ? `${s.limit.name} (${fixed(s.limit.rps)})` : '–', pct(s.ratio), fixed(s.cpu?.other_cores, 2),
+    ]));
+  }
+  for (const l of results.limits.http) {
+    out.push(row([`limit: ${l.id === 'bare' ? 'bare Fastify route' : 'SELECT 1 route (pg pool)'}`, l.id === 'bare' ? '–' : 'PostgreSQL', l.connections,
+      fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2), l.non2xx + l.errors, '', '', fixed(l.cpu?.other_cores, 2)]));
+  }
+  for (const p of [...results.limits.pgbench, ...results.limits.pgbench_full]) {
+    out.push(row([`limit: pgbench \`${p.script}\` (tps)`, 'PostgreSQL', p.connections, fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), p.failed, '', '',
+      fixed(p.cpu?.other_cores, 2)]));
+  }
+  const verify = results.verify as Record<string, number | boolean> | null;
+  if (verify) {
+    out.push('');
+    out.push(`6. Verifying the ${Number(verify.versions).toLocaleString('en')}-version chain in one call: ${fixed(verify.seconds as number, 3)} s `
+      + `(median of ${verify.calls}), ${Math.round(verify.versions_per_second as number).toLocaleString('en')} versions/s, is_valid: ${verify.is_valid}.`);
+  }
+  out.push('');
+  out.push(`Peak RSS: ${Object.entries(results.peak_rss).map(([where, ps]) => `${where === 'postgresql' ? 'PostgreSQL servers' : 'embedded server'}: `
+    + ps.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', ')).join('; ')}.`);
+  const trips = results.round_trips as Record<string, { round_trips: number }>;
+  if (Object.keys(trips).length) {
+    out.push('');
+    out.push(`Database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}.`);
+  }
+  out.push('');
+  out.push(row(['target', 'measured', 'holds']));
+  out.push(row(['---', '---', '---']));
+  for (const t of results.targets) out.push(row([t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : '**no**']));
+  return out.join('\n');
+}

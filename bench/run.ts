@@ -14,6 +14,8 @@
 //   --quick             one 3 s run per scenario at 10 connections, a smaller seed
 //   --out FILE          where to write the results
 //   --skip-embedded     leave out the embedded database
+//   --wait-quiet        the machine is shared: before each measurement, wait (up to 2
+//                       minutes) until other processes have used < 0.2 cores for 3 s
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +36,7 @@ import { checkTargets, compare, render, type LimitResult, type Results, type Sce
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const SKIP_EMBEDDED = argv.includes('--skip-embedded');
+const WAIT_QUIET = argv.includes('--wait-quiet');
 const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
 const WORKERS = Number(process.env.WORKERS || 2);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -140,7 +143,16 @@ async function check(base: string, scenario: Scenario): Promise<void> {
   }
 }
 
+/** With --wait-quiet: waits until other processes leave the machine alone. */
+async function quiet(): Promise<void> {
+  if (!WAIT_QUIET) return;
+  const t0 = Date.now();
+  const ok = await cpu.waitQuiet(0.2, 3000, 120_000);
+  if (Date.now() - t0 > 4000 || !ok) log(`  (waited ${((Date.now() - t0) / 1000).toFixed(0)} s for other processes${ok ? '' : ', in vain'})`);
+}
+
 async function runScenario(base: string, scenario: Scenario, connections: number, plan: Plan, database: 'postgresql' | 'embedded', server: Managed): Promise<ScenarioResult> {
+  await quiet();
   const mark = cpu.mark();
   const measured = await measure(base, scenario.spec, connections, plan);
   const share = cpu.since(mark);
@@ -159,6 +171,7 @@ function notBuilt(scenario: Scenario, status: string): ScenarioResult {
 
 /** Scenario 6: verifying the long row's chain in one call, `calls` times; the median time. */
 async function verifyLongRow(seed: SeededPostgres, calls: number) {
+  await quiet();
   const times: number[] = [];
   let report: { versions: number; is_valid: boolean; head_version: number } | null = null;
   for (let i = 0; i < calls; i += 1) {
@@ -242,7 +255,7 @@ async function main() {
     date: new Date().toISOString(),
     seconds: 0,
     machine: machineInfo,
-    config: { workers: WORKERS, pool_per_process: 10, connections: CONNECTIONS, plan: PLAN, embedded_plan: EMBEDDED_PLAN, initial_credits: INITIAL_CREDITS },
+    config: { workers: WORKERS, wait_quiet: WAIT_QUIET, pool_per_process: 10, connections: CONNECTIONS, plan: PLAN, embedded_plan: EMBEDDED_PLAN, initial_credits: INITIAL_CREDITS },
     seed: {},
     scenarios: [],
     verify: null,
@@ -325,6 +338,7 @@ async function main() {
   await sleep(500);
   for (const id of ['bare', 'select1'] as const) {
     for (const connections of CONNECTIONS) {
+      await quiet();
       const mark = cpu.mark();
       const measured = await measure(bareBase, { method: 'GET', path: `/${id}` }, connections, PLAN);
       const share = cpu.since(mark);
@@ -348,6 +362,7 @@ async function main() {
   ];
   for (const [script, key, plan] of scripts) {
     for (const connections of CONNECTIONS) {
+      await quiet();
       const mark = cpu.mark();
       const measured = await pgbenchMeasure(dbUrl, path.join(ROOT, 'bench', script), variables, connections, plan);
       const share = cpu.since(mark);

@@ -98,7 +98,7 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   const org = await createOrganization(base, 'pg');
   const httpDone = Date.now();
   const { orgSid, userSid: admin, widgetSid } = org;
-  const q = async (text: string, values: unknown[] = []) => { const t0 = Date.now(); const r = (await pool.query(text, values)).rowCount; log(`    ${Date.now() - t0} ms: ${text.slice(0, 50).replace(/\s+/g, " ")}`); return r; };
+  const q = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rowCount;
   const others = size.personnel - 1;
 
   await q(`INSERT INTO users (sid, email, first_name, last_name)

@@ -63,6 +63,20 @@ export class CpuMonitor {
     return { busy_cores: scale(busy), other_cores: scale(Math.max(0, busy - ours)), seconds: Math.round(seconds * 10) / 10 };
   }
 
+  /**
+   * Waits until processes other than ours have used less than `maxCores` over a whole
+   * `windowMs`, for at most `timeoutMs`; returns whether the machine became quiet.
+   */
+  async waitQuiet(maxCores: number, windowMs: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const from = this.mark();
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      if (this.since(from).other_cores < maxCores) return true;
+      if (Date.now() > deadline) return false;
+    }
+  }
+
   private read(): Sample {
     const [cpu] = fs.readFileSync('/proc/stat', 'utf8').split('\n');
     const fields = cpu.trim().split(/\s+/).slice(1).map(Number);
