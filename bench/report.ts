@@ -3,7 +3,7 @@
 import type { Measurement } from './lib/load.js';
 import type { PgbenchMeasurement } from './limits/pgbench.js';
 import type { PeakRss } from './lib/processes.js';
-import type { CpuShare } from './lib/cpu.js';
+import type { CpuShare, Group } from './lib/cpu.js';
 
 export interface ScenarioResult extends Measurement {
   id: string;
@@ -12,6 +12,8 @@ export interface ScenarioResult extends Measurement {
   /** 'n/a (not built)' when the service does not have the endpoint yet */
   status: 'measured' | string;
   cpu?: CpuShare;
+  /** CPU time per request of the servers, PostgreSQL, the load generator (ms) */
+  cpu_ms_per_request?: Record<Group, number>;
   limit?: { name: string; rps: number; p50_ms: number; p99_ms: number } | null;
   /** requests/s ÷ the limit's requests (or transactions) per second */
   ratio?: number | null;
@@ -20,7 +22,10 @@ export interface ScenarioResult extends Measurement {
 export interface LimitResult extends Measurement {
   id: 'bare' | 'select1';
   cpu?: CpuShare;
+  cpu_ms_per_request?: Record<Group, number>;
 }
+
+export type PgbenchResult = PgbenchMeasurement & { cpu?: CpuShare; cpu_ms_per_request?: Record<Group, number> };
 
 export interface Target {
   target: string;
@@ -37,13 +42,18 @@ export interface Results {
   seed: Record<string, unknown>;
   scenarios: ScenarioResult[];
   verify: Record<string, unknown> | null;
-  limits: { http: LimitResult[]; pgbench: (PgbenchMeasurement & { cpu?: CpuShare })[]; pgbench_full: (PgbenchMeasurement & { cpu?: CpuShare })[] };
+  limits: { http: LimitResult[]; pgbench: PgbenchResult[]; pgbench_full: PgbenchResult[] };
   peak_rss: Record<string, PeakRss[]>;
   round_trips: Record<string, unknown>;
   targets: Target[];
 }
 
 const fixed = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
+/** "0.85 + 0.40": CPU ms per request of the servers and of PostgreSQL. */
+const costCell = (c: Record<Group, number> | undefined, servers = true) => (c
+  ? `${servers ? c.servers.toFixed(2) : '–'} + ${c.postgresql.toFixed(2)}`
+  : '–');
+const othersCell = (c: CpuShare | undefined) => fixed(c?.other_cores, 2);
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : `${Math.round(x * 100)}%`);
 
 /** Fills in each scenario's limit and ratio: reads against SELECT 1, the cell PATCH against pgbench. */
@@ -96,7 +106,7 @@ export function checkTargets(results: Results): Target[] {
     });
   }
   for (const [where, processes] of Object.entries(results.peak_rss)) {
-    if (!processes.length) continue;
+    if (!processes.length || where === 'embedded_first_start') continue;
     const worst = Math.max(...processes.map((p) => p.peak_rss_mb));
     targets.push({
       target: `peak RSS < 200 MB per process (${where})`,
@@ -124,23 +134,26 @@ export function render(results: Results): string {
   const rows: string[][] = [];
   for (const s of results.scenarios) {
     if (s.status !== 'measured') {
-      rows.push([`${s.id} (${s.database === 'embedded' ? 'embedded' : 'pg'})`, '', s.status, '', '', '', '', '', '']);
+      rows.push([`${s.id} (${s.database === 'embedded' ? 'embedded' : 'pg'})`, '', s.status, '', '', '', '', '', '', '']);
       continue;
     }
     rows.push([
       `${s.id} (${s.database === 'embedded' ? 'embedded' : 'pg'})`, String(s.connections), fixed(s.rps), fixed(s.p50_ms, 2), fixed(s.p99_ms, 2),
       String(s.non2xx + s.errors), s.limit ? `${s.limit.name === 'pgbench cell-patch.sql' ? 'pgbench' : 'SELECT 1'} ${fixed(s.limit.rps)}` : '–',
-      pct(s.ratio), fixed(s.cpu?.other_cores, 2),
+      pct(s.ratio), costCell(s.cpu_ms_per_request), othersCell(s.cpu),
     ]);
   }
   for (const l of results.limits.http) {
-    rows.push([`limit: ${l.id === 'bare' ? 'bare route' : 'SELECT 1 route'}`, String(l.connections), fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2), String(l.non2xx + l.errors), '', '', fixed(l.cpu?.other_cores, 2)]);
+    rows.push([`limit: ${l.id === 'bare' ? 'bare route' : 'SELECT 1 route'}`, String(l.connections), fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2),
+      String(l.non2xx + l.errors), '', '', costCell(l.cpu_ms_per_request), othersCell(l.cpu)]);
   }
   for (const p of [...results.limits.pgbench, ...results.limits.pgbench_full]) {
-    rows.push([`limit: pgbench ${p.script}`, String(p.connections), fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), String(p.failed), '', '', fixed(p.cpu?.other_cores, 2)]);
+    rows.push([`limit: pgbench ${p.script}`, String(p.connections), fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), String(p.failed), '', '',
+      costCell(p.cpu_ms_per_request, false), othersCell(p.cpu)]);
   }
-  out.push(table(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'limit req/s', 'ratio', 'other CPU'], rows));
-  out.push('(errors: non-2xx responses and connection errors; other CPU: cores used meanwhile by processes that are not this benchmark\'s)');
+  out.push(table(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'limit req/s', 'ratio', 'CPU ms/req srv + pg', 'others'], rows));
+  out.push('(errors: non-2xx responses and connection errors; CPU ms/req: CPU time per request of the server processes and of PostgreSQL; '
+    + 'others: cores used meanwhile by processes that are not this benchmark\'s — the machine is shared)');
   out.push('');
   const verify = results.verify as Record<string, number | boolean> | null;
   if (verify) {
@@ -163,26 +176,27 @@ export function render(results: Results): string {
 export function renderMarkdown(results: Results): string {
   const out: string[] = [];
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-  out.push(row(['scenario', 'database', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'limit (req/s)', 'ratio', 'other CPU (cores)']));
-  out.push(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---:', '---:']));
+  out.push(row(['scenario', 'database', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'limit (req/s)', 'ratio',
+    'CPU ms/request: server + PostgreSQL', 'other processes (cores)']));
+  out.push(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---:', '---:', '---:']));
   for (const s of results.scenarios) {
     const title = `${s.id.split('-')[0]}. ${s.title}`;
     if (s.status !== 'measured') {
-      out.push(row([title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', '', s.status, '', '', '', '', '', '']));
+      out.push(row([title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', '', s.status, '', '', '', '', '', '', '']));
       continue;
     }
     out.push(row([
       title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', s.connections, fixed(s.rps), fixed(s.p50_ms, 2), fixed(s.p99_ms, 2),
-      s.non2xx + s.errors, s.limit ? `${s.limit.name} (${fixed(s.limit.rps)})` : '–', pct(s.ratio), fixed(s.cpu?.other_cores, 2),
+      s.non2xx + s.errors, s.limit ? `${s.limit.name} (${fixed(s.limit.rps)})` : '–', pct(s.ratio), costCell(s.cpu_ms_per_request), othersCell(s.cpu),
     ]));
   }
   for (const l of results.limits.http) {
     out.push(row([`limit: ${l.id === 'bare' ? 'bare Fastify route' : 'SELECT 1 route (pg pool)'}`, l.id === 'bare' ? '–' : 'PostgreSQL', l.connections,
-      fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2), l.non2xx + l.errors, '', '', fixed(l.cpu?.other_cores, 2)]));
+      fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2), l.non2xx + l.errors, '', '', costCell(l.cpu_ms_per_request), othersCell(l.cpu)]));
   }
   for (const p of [...results.limits.pgbench, ...results.limits.pgbench_full]) {
     out.push(row([`limit: pgbench \`${p.script}\` (tps)`, 'PostgreSQL', p.connections, fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), p.failed, '', '',
-      fixed(p.cpu?.other_cores, 2)]));
+      costCell(p.cpu_ms_per_request, false), othersCell(p.cpu)]));
   }
   const verify = results.verify as Record<string, number | boolean> | null;
   if (verify) {
@@ -191,7 +205,10 @@ export function renderMarkdown(results: Results): string {
       + `(median of ${verify.calls}), ${Math.round(verify.versions_per_second as number).toLocaleString('en')} versions/s, is_valid: ${verify.is_valid}.`);
   }
   out.push('');
-  out.push(`Peak RSS: ${Object.entries(results.peak_rss).map(([where, ps]) => `${where === 'postgresql' ? 'PostgreSQL servers' : 'embedded server'}: `
+  const places: Record<string, string> = {
+    postgresql: 'PostgreSQL servers', embedded: 'embedded server', embedded_first_start: 'embedded server, first start (initializing its data folder, then seeded)',
+  };
+  out.push(`Peak RSS: ${Object.entries(results.peak_rss).map(([where, ps]) => `${places[where] ?? where}: `
     + ps.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', ')).join('; ')}.`);
   const trips = results.round_trips as Record<string, { round_trips: number }>;
   if (Object.keys(trips).length) {

@@ -12,25 +12,41 @@ import fs from 'node:fs';
 
 const TICKS = 100; // USER_HZ, 100 on Linux
 
+/** Where our CPU goes: this process (autocannon), the servers it started, pgbench, PostgreSQL. */
+export type Group = 'load_generator' | 'servers' | 'pgbench' | 'postgresql';
+const GROUPS: Group[] = ['load_generator', 'servers', 'pgbench', 'postgresql'];
+
 interface Sample {
   at: number;
   busy: number; // ticks, whole machine
   total: number;
-  ours: number; // ticks, ours (cumulative, over every process ever seen)
+  ours: Record<Group, number>; // ticks (cumulative, over every process ever seen)
 }
+
+/** A point in time to measure from (CpuMonitor.mark). */
+export type Mark = Sample;
 
 export interface CpuShare {
   /** cores the whole machine used on average (0 … cores) */
   busy_cores: number;
   /** cores processes other than this benchmark's used on average */
   other_cores: number;
+  /** cores each of our groups used on average */
+  ours: Record<Group, number>;
   seconds: number;
+}
+
+/** CPU time per request (or transaction) of each of our groups, in ms, over a measurement. */
+export function costPerRequest(share: CpuShare, requests: number): Record<Group, number> {
+  const cost = {} as Record<Group, number>;
+  for (const group of GROUPS) cost[group] = Math.round(((share.ours[group] * share.seconds * 1000) / Math.max(requests, 1)) * 100) / 100;
+  return cost;
 }
 
 export class CpuMonitor {
   private timer: NodeJS.Timeout | null = null;
-  /** last seen cumulative CPU ticks of each of our processes */
-  private ourTicks = new Map<number, number>();
+  /** last seen cumulative CPU ticks and group of each of our processes */
+  private ourTicks = new Map<number, { ticks: number; group: Group }>();
   private last: Sample | null = null;
 
   constructor(private readonly database: () => string | null) {}
@@ -47,20 +63,25 @@ export class CpuMonitor {
   }
 
   /** A mark to measure from. */
-  mark(): Sample {
+  mark(): Mark {
     this.last = this.read();
     return this.last;
   }
 
   /** The CPU used since `from`. */
-  since(from: Sample): CpuShare {
+  since(from: Mark): CpuShare {
     const to = this.mark();
     const seconds = (to.at - from.at) / 1000;
     const cores = (to.total - from.total) / TICKS / Math.max(seconds, 1e-9);
     const scale = (ticks: number) => Math.round((ticks / Math.max(to.total - from.total, 1)) * cores * 100) / 100;
     const busy = to.busy - from.busy;
-    const ours = to.ours - from.ours;
-    return { busy_cores: scale(busy), other_cores: scale(Math.max(0, busy - ours)), seconds: Math.round(seconds * 10) / 10 };
+    let ours = 0;
+    const groups = {} as Record<Group, number>;
+    for (const group of GROUPS) {
+      ours += to.ours[group] - from.ours[group];
+      groups[group] = scale(to.ours[group] - from.ours[group]);
+    }
+    return { busy_cores: scale(busy), other_cores: scale(Math.max(0, busy - ours)), ours: groups, seconds: Math.round(seconds * 10) / 10 };
   }
 
   /**
@@ -103,27 +124,36 @@ export class CpuMonitor {
       names.set(pid, stat.slice(stat.indexOf('(') + 1, close));
     }
     const database = this.database();
-    const isOurs = (pid: number): boolean => {
-      for (let p = pid, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops += 1) {
-        if (p === process.pid) return true;
+    const groupOf = (pid: number): Group | null => {
+      if (pid === process.pid) return 'load_generator';
+      for (let p = parents.get(pid) ?? 0, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops += 1) {
+        if (p === process.pid) return names.get(pid) === 'pgbench' ? 'pgbench' : 'servers';
       }
-      if (names.get(pid) !== 'postgres') return false;
+      if (names.get(pid) !== 'postgres') return null;
       let title = '';
       try {
         title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
       } catch {
-        return false;
+        return null;
       }
+      // A backend just forked still has the postmaster's command line: decide at the next sample.
+      if (!title.startsWith('postgres: ') && names.get(parents.get(pid) ?? 0) === 'postgres') return null;
       // "postgres: 15/main: <user> <database> <client> <state>" for a backend; shared processes have no database.
       const backend = /^postgres: (?:[^:]+: )?(\S+) (\S+) \S+\(\d+\)/.exec(title) ?? /^postgres: (?:[^:]+: )?(\S+) (\S+) \[local\]/.exec(title);
-      if (!backend) return true; // checkpointer, WAL writer, autovacuum …
-      return database !== null && backend[2] === database;
+      if (!backend) return 'postgresql'; // checkpointer, WAL writer, autovacuum …
+      return database !== null && backend[2] === database ? 'postgresql' : null;
     };
     for (const [pid, value] of ticks) {
-      if (isOurs(pid)) this.ourTicks.set(pid, Math.max(value, this.ourTicks.get(pid) ?? 0));
+      const known = this.ourTicks.get(pid);
+      if (known) {
+        known.ticks = Math.max(known.ticks, value);
+        continue;
+      }
+      const group = groupOf(pid);
+      if (group) this.ourTicks.set(pid, { ticks: value, group });
     }
-    let ours = 0;
-    for (const value of this.ourTicks.values()) ours += value;
+    const ours = { load_generator: 0, servers: 0, pgbench: 0, postgresql: 0 } as Record<Group, number>;
+    for (const { ticks: value, group } of this.ourTicks.values()) ours[group] += value;
     return { at: Date.now(), busy, total, ours };
   }
 }

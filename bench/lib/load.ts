@@ -119,9 +119,13 @@ export async function drive(url: string, spec: RequestSpec, connections: number,
   };
 }
 
-/** A warm-up run (not counted), then `plan.runs` measured runs; medians of each figure. */
-export async function measure(url: string, spec: RequestSpec, connections: number, plan: Plan): Promise<Measurement> {
+/**
+ * A warm-up run (not counted), then `plan.runs` measured runs; medians of each figure.
+ * `measuring` is called when the warm-up is over.
+ */
+export async function measure(url: string, spec: RequestSpec, connections: number, plan: Plan, measuring?: () => void): Promise<Measurement> {
   if (plan.warmupSeconds > 0) await drive(url, spec, connections, plan.warmupSeconds);
+  measuring?.();
   const runs: RunResult[] = [];
   for (let i = 0; i < plan.runs; i += 1) runs.push(await drive(url, spec, connections, plan.seconds));
   const statusCodes: Record<string, number> = {};

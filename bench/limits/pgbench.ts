@@ -12,6 +12,8 @@ export interface PgbenchRun {
   p99_ms: number;
   transactions: number;
   failed: number;
+  /** pgbench -r: average latency of each statement of the script, in ms (lock waits included) */
+  statements: { ms: number; sql: string }[];
 }
 
 export interface PgbenchMeasurement {
@@ -33,7 +35,7 @@ export async function pgbenchRun(
   const url = new URL(databaseUrl);
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-pgbench-'));
   const args = [
-    '-n', '-f', script, '-c', String(connections), '-j', '2', '-T', String(seconds),
+    '-n', '-r', '-f', script, '-c', String(connections), '-j', '2', '-T', String(seconds),
     '-l', '--log-prefix', path.join(logDir, 'tx'),
     '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'),
     ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
@@ -50,6 +52,12 @@ export async function pgbenchRun(
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
     if (!tps) throw new Error(`pgbench printed no tps:\n${output}`);
     const failed = Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0);
+    const statements: { ms: number; sql: string }[] = [];
+    const perStatement = output.split(/statement latencies in milliseconds[^\n]*\n/)[1] ?? '';
+    for (const line of perStatement.split('\n')) {
+      const match = /^\s+([\d.]+)\s+(?:\d+\s+)?(\S.*)$/.exec(line);
+      if (match && !match[2].startsWith('\\')) statements.push({ ms: Number(match[1]), sql: match[2].slice(0, 100) });
+    }
     const latencies: number[] = [];
     for (const file of fs.readdirSync(logDir)) {
       for (const line of fs.readFileSync(path.join(logDir, file), 'utf8').split('\n')) {
@@ -60,17 +68,18 @@ export async function pgbenchRun(
     }
     latencies.sort((a, b) => a - b);
     const at = (p: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN;
-    return { tps: round(Number(tps[1]), 1), p50_ms: round(at(50)), p99_ms: round(at(99)), transactions: latencies.length, failed };
+    return { tps: round(Number(tps[1]), 1), p50_ms: round(at(50)), p99_ms: round(at(99)), transactions: latencies.length, failed, statements };
   } finally {
     fs.rmSync(logDir, { recursive: true, force: true });
   }
 }
 
-/** A warm-up run, then `plan.runs` measured runs; medians. */
+/** A warm-up run, then `plan.runs` measured runs; medians. `measuring` is called when the warm-up is over. */
 export async function pgbenchMeasure(
-  databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, plan: Plan,
+  databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, plan: Plan, measuring?: () => void,
 ): Promise<PgbenchMeasurement> {
   if (plan.warmupSeconds > 0) await pgbenchRun(databaseUrl, script, variables, connections, plan.warmupSeconds);
+  measuring?.();
   const runs: PgbenchRun[] = [];
   for (let i = 0; i < plan.runs; i += 1) runs.push(await pgbenchRun(databaseUrl, script, variables, connections, plan.seconds));
   return {
