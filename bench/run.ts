@@ -23,16 +23,17 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Managed, ROOT, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
-import { CpuMonitor, costPerRequest, type CpuShare } from './lib/cpu.js';
-import { measure, median, type Plan } from './lib/load.js';
+import { CpuMonitor, type CpuShare } from './lib/cpu.js';
+import { drive, median, type Plan, type RequestSpec, type RunResult } from './lib/load.js';
 import { call } from './lib/http.js';
 import { WireCounter } from './lib/wire-counter.js';
-import { pgbenchMeasure } from './limits/pgbench.js';
+import { pgbenchRun, type PgbenchRun } from './limits/pgbench.js';
+import { measureInRounds, type Contender, type Measured } from './lib/rounds.js';
 import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, probeNotifications, type SeededPostgres } from './seed.js';
 import {
   cellList, cellPatch, cellPatchEmbedded, inboxList, notificationPost, personnelList, versionList, type Scenario,
 } from './scenarios.js';
-import { checkTargets, compare, render, type LimitResult, type Results, type ScenarioResult } from './report.js';
+import { checkTargets, compare, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -44,7 +45,7 @@ const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0
 const PLAN: Plan = QUICK ? { warmupSeconds: 1, seconds: 3, runs: 1 } : { warmupSeconds: 3, seconds: 10, runs: 3 };
 const CONNECTIONS = QUICK ? [10] : [10, 50];
 const SIZE = QUICK ? QUICK_SIZE : FULL_SIZE;
-const EMBEDDED_SIZE = QUICK ? { personnel: 200, columns: 5, rows: 10 } : { personnel: 1000, columns: 5, rows: 100 };
+const EMBEDDED_SIZE = QUICK ? { personnel: 100, columns: 5, rows: 5 } : { personnel: 1000, columns: 5, rows: 100 };
 const EMBEDDED_PLAN: Plan = QUICK ? PLAN : { warmupSeconds: 3, seconds: 10, runs: 1 };
 const VERIFY_CALLS = QUICK ? 1 : 3;
 const COUNT_REQUESTS = QUICK ? 5 : 20; // requests per scenario when counting database round trips
@@ -146,11 +147,6 @@ async function check(base: string, scenario: Scenario): Promise<void> {
   }
 }
 
-/** "CPU ms/req srv 1.20 pg 0.60; other processes 0.02 cores" */
-function cpuLine(share: CpuShare, cost: Record<string, number>): string {
-  return `CPU ms/req srv ${cost.servers.toFixed(2)} pg ${cost.postgresql.toFixed(2)}; others ${share.other_cores.toFixed(2)} cores`;
-}
-
 /**
  * With --wait-quiet: before a measurement, waits until other processes leave the machine
  * alone (< 0.25 cores for 3 s), at most 60 s each time and 5 minutes in all.
@@ -163,18 +159,6 @@ async function quiet(): Promise<void> {
   const waited = Date.now() - t0;
   quietBudgetMs -= Math.max(0, waited - 3000);
   if (waited > 4000 || !ok) log(`  (waited ${(waited / 1000).toFixed(0)} s for other processes${ok ? '' : ', in vain'})`);
-}
-
-async function runScenario(base: string, scenario: Scenario, connections: number, plan: Plan, database: 'postgresql' | 'embedded', server: Managed): Promise<ScenarioResult> {
-  await quiet();
-  let mark = cpu.mark();
-  const measured = await measure(base, scenario.spec, connections, plan, () => { mark = cpu.mark(); });
-  const share = cpu.since(mark);
-  const cost = costPerRequest(share, measured.runs.reduce((n, r) => n + r.requests, 0));
-  server.sample();
-  log(`  ${scenario.id.padEnd(22)} c=${String(connections).padStart(2)}  ${measured.rps.toFixed(1).padStart(8)} req/s  p50 ${measured.p50_ms.toFixed(2)} ms  p99 ${measured.p99_ms.toFixed(2)} ms`
-    + `  non-2xx ${measured.non2xx}  errors ${measured.errors}  ${cpuLine(share, cost)}  [${elapsed()}]`);
-  return { id: scenario.id, title: scenario.title, database, status: 'measured', cpu: share, cpu_ms_per_request: cost, ...measured };
 }
 
 function notBuilt(scenario: Scenario, status: string): ScenarioResult {
@@ -253,6 +237,58 @@ function machine(postgresVersion: string) {
   };
 }
 
+/** The limit routes (bench/limits/bare.ts), WORKERS processes like the service. */
+async function startBare(): Promise<{ managed: Managed; base: string }> {
+  const port = await freePort();
+  const managed = new Managed('bare', process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'limits', 'bare.ts')],
+    { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(WORKERS), DATABASE_URL: dbUrl },
+    path.join(tmp, 'bare.log'), ROOT);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(managed, `${base}/health`);
+  await waitForWorkers(managed, WORKERS);
+  await sleep(500);
+  return { managed, base };
+}
+
+/**
+ * Waits (at most 40 s) until PostgreSQL has room for `connections` more clients: the
+ * server is shared, and the service's idle pool connections close after 30 s.
+ */
+async function spareConnections(connections: number): Promise<void> {
+  for (let waited = 0; ; waited += 2000) {
+    const { rows: [row] } = await benchPool!.query(
+      "SELECT current_setting('max_connections')::int - count(*)::int AS free FROM pg_stat_activity WHERE backend_type = 'client backend'");
+    if (row.free >= connections + 5) return;
+    if (waited >= 40_000) {
+      log(`  (only ${row.free} PostgreSQL connections free for pgbench -c ${connections}; trying anyway)`);
+      return;
+    }
+    await sleep(2000);
+  }
+}
+
+/** A pgbench run in the shape of an autocannon run (transactions as requests). */
+function asRunResult(run: PgbenchRun, seconds: number): RunResult {
+  return {
+    rps: run.tps, p50_ms: run.p50_ms, p99_ms: run.p99_ms, mean_ms: NaN, requests: run.transactions, seconds,
+    non2xx: 0, errors: run.failed, timeouts: 0, status_codes: {},
+  };
+}
+
+function asPgbench(script: string, m: Measured): PgbenchResult {
+  return {
+    script, connections: m.connections, runs: m.runs.map((r) => (r as RunResult & { pgbench: PgbenchRun }).pgbench),
+    tps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, failed: m.errors, cpu: m.cpu, cpu_ms_per_request: m.cpu_ms_per_request,
+  };
+}
+
+/** One line of progress for a measured contender. */
+function line(id: string, m: Measured): string {
+  const cost = m.cpu_ms_per_request;
+  return `  ${id.padEnd(22)} c=${String(m.connections).padStart(2)}  ${m.rps.toFixed(1).padStart(8)}/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms`
+    + `  non-2xx+errors ${m.non2xx + m.errors}  CPU ms/req srv ${cost.servers.toFixed(2)} pg ${cost.postgresql.toFixed(2)}; others ${m.cpu.other_cores.toFixed(2)} cores  [${elapsed()}]`;
+}
+
 async function main() {
   log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
   if (!fs.existsSync(path.join(ROOT, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run `npm run build` (npm run bench does)');
@@ -302,9 +338,10 @@ async function main() {
   })();
   embeddedReady?.catch(() => {}); // awaited below; a failure is reported there
 
-  // 1. The service on PostgreSQL: seed, then scenarios 1–6.
-  log(`\n[${elapsed()}] starting the service on PostgreSQL (WORKERS=${WORKERS})`);
+  // 1. The service on PostgreSQL and the limit routes; the seed.
+  log(`\n[${elapsed()}] starting the service on PostgreSQL (WORKERS=${WORKERS}) and the limit routes`);
   const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
+  const bare = await startBare();
   benchPool = new pg.Pool({ connectionString: dbUrl, max: 4 });
   benchPool.on('error', () => {});
   log(`[${elapsed()}] seeding ${SIZE.personnel} personnel, ${SIZE.projects} projects, ${SIZE.tables} tables of ${SIZE.columnsPerTable} columns, `
@@ -312,6 +349,10 @@ async function main() {
   const seed = await seedPostgres(service.base, benchPool, SIZE, log);
   results.seed = { postgresql: { ...SIZE, seconds: seed.seconds } };
   log(`[${elapsed()}] seeded in ${seed.seconds.total.toFixed(1)} s`);
+  // From here on one connection of its own, given back when idle: pgbench at 50 needs the room.
+  await benchPool.end();
+  benchPool = new pg.Pool({ connectionString: dbUrl, max: 1, idleTimeoutMillis: 1000 });
+  benchPool.on('error', () => {});
 
   const scenarios: Scenario[] = [
     personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellList(seed), versionList(seed),
@@ -323,89 +364,99 @@ async function main() {
   else if (probe.status < 200 || probe.status > 299) notificationStatus = `n/a (probe answered ${probe.status}: ${probe.text.slice(0, 120)})`;
   if (notificationStatus === 'measured') scenarios.push(...notifications);
   log(`[${elapsed()}] notifications: ${notificationStatus}`);
-
   for (const scenario of scenarios) await check(service.base, scenario);
   if (embeddedReady) {
     log(`[${elapsed()}] waiting for the embedded server to be seeded (nothing else may run during a measurement)`);
     await embeddedReady;
   }
+
+  // 2. Scenarios 1–5 and the limits, in interleaved rounds at each number of connections.
+  const variables = {
+    org: seed.orgSid, user: seed.userSid, personnel: seed.personnelSid, price: seed.price,
+    rows: SIZE.rows, cols: SIZE.columnsPerTable, token_hash: createHash('sha256').update(seed.token).digest('hex'),
+  };
+  const http = (id: string, base: string, spec: RequestSpec): Contender => ({ id, run: (c, seconds) => drive(base, spec, c, seconds) });
+  const pgbench = (id: string, script: string): Contender => ({
+    id,
+    before: spareConnections,
+    run: async (c, seconds) => {
+      const run = await pgbenchRun(dbUrl, path.join(ROOT, 'bench', script), variables, c, seconds);
+      return { ...asRunResult(run, seconds), pgbench: run } as RunResult;
+    },
+  });
+  const byId = (id: string) => scenarios.find((s) => s.id === id);
+  // Each limit next to the scenarios compared with it.
+  const contenders: Contender[] = [
+    ...['1-personnel-list', '1-personnel-detail'].map((id) => http(id, service.base, byId(id)!.spec)),
+    http('select1', bare.base, { method: 'GET', path: '/select1' }),
+    http('bare', bare.base, { method: 'GET', path: '/bare' }),
+    http('2-cell-patch', service.base, byId('2-cell-patch')!.spec),
+    pgbench('pgbench', 'cell-patch.sql'),
+    ...scenarios.filter((s) => !['1-personnel-list', '1-personnel-detail', '2-cell-patch'].includes(s.id)).map((s) => http(s.id, service.base, s.spec)),
+  ];
+  const hooks = {
+    cpu,
+    quiet,
+    after: (contender: Contender) => {
+      if (!contender.id.startsWith('pgbench') && contender.id !== 'bare' && contender.id !== 'select1') service.managed.sample();
+    },
+  };
+  const measuredById = new Map<string, Measured[]>();
+  for (const connections of CONNECTIONS) {
+    log(`[${elapsed()}] ${connections} connections: ${contenders.length} contenders, warm-up ${PLAN.warmupSeconds} s each, then ${PLAN.runs} round(s) of ${PLAN.seconds} s runs`);
+    const measured = await measureInRounds(contenders, connections, PLAN, hooks);
+    for (const [id, m] of measured) {
+      measuredById.set(id, [...(measuredById.get(id) ?? []), m]);
+      log(line(id, m));
+    }
+    // Every statement of the request, in pgbench: a diagnosis, not a target; one run.
+    const full = await measureInRounds([pgbench('pgbench-full', 'cell-patch-full.sql')], connections, { warmupSeconds: 0, seconds: PLAN.seconds, runs: 1 }, hooks);
+    for (const [id, m] of full) {
+      measuredById.set(id, [...(measuredById.get(id) ?? []), m]);
+      log(line(id, m));
+    }
+  }
   for (const scenario of scenarios) {
-    for (const connections of CONNECTIONS) {
-      results.scenarios.push(await runScenario(service.base, scenario, connections, PLAN, 'postgresql', service.managed));
+    for (const m of measuredById.get(scenario.id) ?? []) {
+      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'postgresql', status: 'measured', ...m });
     }
   }
   if (notificationStatus !== 'measured') for (const s of notifications) results.scenarios.push(notBuilt(s, notificationStatus));
+  for (const id of ['bare', 'select1'] as const) for (const m of measuredById.get(id) ?? []) results.limits.http.push({ id, ...m });
+  results.limits.pgbench = (measuredById.get('pgbench') ?? []).map((m) => asPgbench('cell-patch.sql', m));
+  results.limits.pgbench_full = (measuredById.get('pgbench-full') ?? []).map((m) => asPgbench('cell-patch-full.sql', m));
 
+  // 3. Scenario 6.
   log(`[${elapsed()}] scenario 6: verifying the ${SIZE.longRowVersions.toLocaleString('en')}-version chain`);
   results.verify = await verifyLongRow(seed, VERIFY_CALLS);
   log(`  ${JSON.stringify(results.verify)}`);
   results.peak_rss.postgresql = service.managed.sample();
   await service.managed.stop();
+  await bare.managed.stop();
+  await benchPool.end();
+  benchPool = null;
 
-  // 2. Database round trips per request.
+  // 4. Database round trips per request.
   log(`[${elapsed()}] counting database round trips per request`);
   results.round_trips = await countRoundTrips(scenarios);
   for (const [id, c] of Object.entries(results.round_trips)) log(`  ${id}: ${JSON.stringify((c as { round_trips: number }).round_trips)} round trips`);
 
-  // 3. The limits of this machine: a bare route, SELECT 1 through a pool, pgbench.
-  log(`[${elapsed()}] limits: bare Fastify route and SELECT 1 route (WORKERS=${WORKERS})`);
-  const barePort = await freePort();
-  const bare = new Managed('bare', process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'limits', 'bare.ts')],
-    { ...process.env, PORT: String(barePort), HOST: '127.0.0.1', WORKERS: String(WORKERS), DATABASE_URL: dbUrl },
-    path.join(tmp, 'bare.log'), ROOT);
-  const bareBase = `http://127.0.0.1:${barePort}`;
-  await waitForHttp(bare, `${bareBase}/health`);
-  await waitForWorkers(bare, WORKERS);
-  await sleep(500);
-  for (const id of ['bare', 'select1'] as const) {
-    for (const connections of CONNECTIONS) {
-      await quiet();
-      let mark = cpu.mark();
-      const measured = await measure(bareBase, { method: 'GET', path: `/${id}` }, connections, PLAN, () => { mark = cpu.mark(); });
-      const share = cpu.since(mark);
-      const cost = costPerRequest(share, measured.runs.reduce((n, r) => n + r.requests, 0));
-      const limit: LimitResult = { id, cpu: share, cpu_ms_per_request: cost, ...measured };
-      results.limits.http.push(limit);
-      log(`  ${id.padEnd(22)} c=${String(connections).padStart(2)}  ${measured.rps.toFixed(1).padStart(8)} req/s  p50 ${measured.p50_ms.toFixed(2)} ms  p99 ${measured.p99_ms.toFixed(2)} ms  non-2xx ${measured.non2xx}  ${cpuLine(share, cost)}  [${elapsed()}]`);
-    }
-  }
-  await bare.stop();
-
-  log(`[${elapsed()}] limits: pgbench with the SQL of one cell PATCH`);
-  const variables = {
-    org: seed.orgSid, user: seed.userSid, personnel: seed.personnelSid, price: seed.price,
-    rows: SIZE.rows, cols: SIZE.columnsPerTable, token_hash: createHash('sha256').update(seed.token).digest('hex'),
-  };
-  const scripts: [string, 'pgbench' | 'pgbench_full', Plan][] = [
-    ['cell-patch.sql', 'pgbench', PLAN],
-    // Every statement of the request: a diagnosis, not a target; one run is enough.
-    ['cell-patch-full.sql', 'pgbench_full', { ...PLAN, runs: 1 }],
-  ];
-  for (const [script, key, plan] of scripts) {
-    for (const connections of CONNECTIONS) {
-      await quiet();
-      let mark = cpu.mark();
-      const measured = await pgbenchMeasure(dbUrl, path.join(ROOT, 'bench', script), variables, connections, plan, () => { mark = cpu.mark(); });
-      const share = cpu.since(mark);
-      const cost = costPerRequest(share, measured.runs.reduce((n, r) => n + r.transactions, 0));
-      results.limits[key].push({ ...measured, cpu: share, cpu_ms_per_request: cost });
-      log(`  ${script.padEnd(22)} c=${String(connections).padStart(2)}  ${measured.tps.toFixed(1).padStart(8)} tps    p50 ${measured.p50_ms.toFixed(2)} ms  p99 ${measured.p99_ms.toFixed(2)} ms  failed ${measured.failed}  ${cpuLine(share, cost)}  [${elapsed()}]`);
-    }
-  }
-  await benchPool.end();
-  benchPool = null;
-
-  // 4. Scenarios 1 and 2 on the embedded database (one process).
+  // 5. Scenarios 1 and 2 on the embedded database (one process).
   if (embeddedReady) {
-    log(`[${elapsed()}] the service on the embedded database (PGlite, one process)`);
     const { server: embedded, seeded: eseed, firstStart } = await embeddedReady;
     results.peak_rss.embedded_first_start = firstStart;
     results.seed = { ...results.seed, embedded: { ...EMBEDDED_SIZE, seconds: eseed.seconds } };
-    log(`  seeded through HTTP in ${eseed.seconds.toFixed(1)} s: ${EMBEDDED_SIZE.personnel} personnel, ${eseed.rows.length} rows, ${eseed.cells.length} cells`);
+    log(`[${elapsed()}] the service on the embedded database (PGlite, one process), seeded through HTTP in ${eseed.seconds.toFixed(1)} s: `
+      + `${EMBEDDED_SIZE.personnel} personnel, ${eseed.rows.length} rows, ${eseed.cells.length} cells`);
     const embeddedScenarios = [personnelList(eseed, 'list'), personnelList(eseed, 'detail'), cellPatchEmbedded(eseed)];
     for (const scenario of embeddedScenarios) await check(embedded.base, scenario);
+    const measured = await measureInRounds(embeddedScenarios.map((s) => http(s.id, embedded.base, s.spec)), 10, EMBEDDED_PLAN, {
+      cpu, quiet, after: () => { embedded.managed.sample(); },
+    });
     for (const scenario of embeddedScenarios) {
-      results.scenarios.push(await runScenario(embedded.base, scenario, 10, EMBEDDED_PLAN, 'embedded', embedded.managed));
+      const m = measured.get(scenario.id)!;
+      log(line(scenario.id, m));
+      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'embedded', status: 'measured', ...m });
     }
     results.peak_rss.embedded = embedded.managed.sample();
     await embedded.managed.stop();

@@ -99,6 +99,24 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   const httpDone = Date.now();
   const { orgSid, userSid: admin, widgetSid } = org;
   const q = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rowCount;
+  // The big statements run without the foreign-key triggers (session_replication_role =
+  // replica), three times faster: every reference is right by construction, and nothing
+  // measured depends on how the seed was written.
+  const bulk = async (text: string, values: unknown[] = []) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica');
+      const { rowCount } = await client.query(text, values);
+      await client.query('COMMIT');
+      return rowCount;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
   const others = size.personnel - 1;
 
   await q(`INSERT INTO users (sid, email, first_name, last_name)
@@ -126,14 +144,14 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   // column c is number (n-1) * columnsPerTable + c. The long row is table 1, project 1.
   // Rows and cells in two halves on two connections (the foreign-key checks are most of the time).
   const half = Math.ceil(size.rows / 2);
-  const insertRows = (from: number, to: number) => q(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
+  const insertRows = (from: number, to: number) => bulk(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
     SELECT ${sqlSid('row', 'n')}, $5, ${sqlSid('tbl', '((n - 1) % $3) + 1')}, ${sqlSid('prj', '((n - 1) % $4) + 1')},
            'Sample ' || n, 'Seeded by the benchmark.', $6
       FROM generate_series($1::int, $2::int) n`, [from, to, size.tables, size.projects, orgSid, admin]);
   await Promise.all([insertRows(1, half), insertRows(half + 1, size.rows)]);
   await q(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
     VALUES ('${sid('lng', 1)}', $1, '${sid('tbl', 1)}', '${sid('prj', 1)}', 'Long history', 'One row with many versions.', $2)`, [orgSid, admin]);
-  const insertCells = (from: number, to: number) => q(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
+  const insertCells = (from: number, to: number) => bulk(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
     SELECT ${sqlSid('cel', '(n - 1) * $4 + c')}, $5, ${sqlSid('row', 'n')}, ${sqlSid('col', '(((n - 1) % $3) + 1) * 100 + c')}, $6,
            'value ' || n || '.' || c, $7, $7
       FROM generate_series($1::int, $2::int) n, generate_series(1, $4::int) c`,
@@ -147,11 +165,11 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
 
   // Version 1 of every row, and the long row's history (one cell changed per version),
   // on three connections at once.
-  const firstVersions = (from: number, to: number) => q(`SELECT count(*) FROM (
+  const firstVersions = (from: number, to: number) => bulk(`SELECT count(*) FROM (
       SELECT records_append_version(${sqlSid('ver', 'n')}, ${sqlSid('row', 'n')}, $3, 'Created the row') FROM generate_series($1::int, $2::int) n) s`,
   [from, to, admin]);
   const lng = sid('lng', 1);
-  const longHistory = q(`DO $$
+  const longHistory = bulk(`DO $$
     BEGIN
       PERFORM records_append_version('${sid('vlg', 1)}', '${lng}', '${admin}', 'Created the row');
       FOR i IN 2..${size.longRowVersions} LOOP

@@ -43,6 +43,15 @@ export function costPerRequest(share: CpuShare, requests: number): Record<Group,
   return cost;
 }
 
+/** Several measurements' shares as one: averages weighted by their durations. */
+export function combineShares(shares: CpuShare[]): CpuShare {
+  const seconds = shares.reduce((n, s) => n + s.seconds, 0) || 1e-9;
+  const weighted = (pick: (s: CpuShare) => number) => Math.round((shares.reduce((n, s) => n + pick(s) * s.seconds, 0) / seconds) * 100) / 100;
+  const ours = {} as Record<Group, number>;
+  for (const group of GROUPS) ours[group] = weighted((s) => s.ours[group]);
+  return { busy_cores: weighted((s) => s.busy_cores), other_cores: weighted((s) => s.other_cores), ours, seconds: Math.round(seconds * 10) / 10 };
+}
+
 export class CpuMonitor {
   private timer: NodeJS.Timeout | null = null;
   /** last seen cumulative CPU ticks and group of each of our processes */

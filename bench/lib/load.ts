@@ -119,15 +119,8 @@ export async function drive(url: string, spec: RequestSpec, connections: number,
   };
 }
 
-/**
- * A warm-up run (not counted), then `plan.runs` measured runs; medians of each figure.
- * `measuring` is called when the warm-up is over.
- */
-export async function measure(url: string, spec: RequestSpec, connections: number, plan: Plan, measuring?: () => void): Promise<Measurement> {
-  if (plan.warmupSeconds > 0) await drive(url, spec, connections, plan.warmupSeconds);
-  measuring?.();
-  const runs: RunResult[] = [];
-  for (let i = 0; i < plan.runs; i += 1) runs.push(await drive(url, spec, connections, plan.seconds));
+/** Medians of the runs' figures; errors and status codes summed. */
+export function summarize(runs: RunResult[], connections: number): Measurement {
   const statusCodes: Record<string, number> = {};
   for (const run of runs) for (const [code, n] of Object.entries(run.status_codes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   return {

@@ -12,7 +12,8 @@ const host = process.env.HOST ?? '127.0.0.1';
 const workers = Number(process.env.WORKERS ?? 2);
 
 async function serve() {
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  // Idle connections are given back within a second: pgbench shares the server with these processes.
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 1000 });
   pool.on('error', () => {});
   const app = Fastify({ logger: { level: 'warn' } });
   app.get('/bare', async () => ({ ok: true }));

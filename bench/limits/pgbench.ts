@@ -4,7 +4,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { median, type Plan } from '../lib/load.js';
 
 export interface PgbenchRun {
   tps: number;
@@ -20,6 +19,7 @@ export interface PgbenchMeasurement {
   script: string;
   connections: number;
   runs: PgbenchRun[];
+  /** medians over the runs */
   tps: number;
   p50_ms: number;
   p99_ms: number;
@@ -74,21 +74,3 @@ export async function pgbenchRun(
   }
 }
 
-/** A warm-up run, then `plan.runs` measured runs; medians. `measuring` is called when the warm-up is over. */
-export async function pgbenchMeasure(
-  databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, plan: Plan, measuring?: () => void,
-): Promise<PgbenchMeasurement> {
-  if (plan.warmupSeconds > 0) await pgbenchRun(databaseUrl, script, variables, connections, plan.warmupSeconds);
-  measuring?.();
-  const runs: PgbenchRun[] = [];
-  for (let i = 0; i < plan.runs; i += 1) runs.push(await pgbenchRun(databaseUrl, script, variables, connections, plan.seconds));
-  return {
-    script: path.basename(script),
-    connections,
-    runs,
-    tps: round(median(runs.map((r) => r.tps)), 1),
-    p50_ms: round(median(runs.map((r) => r.p50_ms))),
-    p99_ms: round(median(runs.map((r) => r.p99_ms))),
-    failed: runs.reduce((n, r) => n + r.failed, 0),
-  };
-}
