@@ -23,7 +23,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Managed, ROOT, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
-import { CpuMonitor, type CpuShare } from './lib/cpu.js';
+import { CpuMonitor } from './lib/cpu.js';
 import { drive, median, type Plan, type RequestSpec, type RunResult } from './lib/load.js';
 import { call } from './lib/http.js';
 import { WireCounter } from './lib/wire-counter.js';
