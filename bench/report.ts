@@ -1,0 +1,223 @@
+// The benchmark's results: their shape (bench/results/*.json), the comparison of each
+// scenario with its limit, the issue's targets, and the table printed at the end.
+import type { Measurement } from './lib/load.js';
+import type { PgbenchMeasurement } from './limits/pgbench.js';
+import type { PeakRss } from './lib/processes.js';
+import type { CpuShare, Group } from './lib/cpu.js';
+
+export interface ScenarioResult extends Measurement {
+  id: string;
+  title: string;
+  database: 'postgresql' | 'embedded';
+  /** 'n/a (not built)' when the service does not have the endpoint yet */
+  status: 'measured' | string;
+  cpu?: CpuShare;
+  /** CPU time per request of the servers, PostgreSQL, the load generator (ms) */
+  cpu_ms_per_request?: Record<Group, number>;
+  limit?: { name: string; rps: number; p50_ms: number; p99_ms: number } | null;
+  /** requests/s ÷ the limit's requests (or transactions) per second */
+  ratio?: number | null;
+}
+
+export interface LimitResult extends Measurement {
+  id: 'bare' | 'select1';
+  cpu?: CpuShare;
+  cpu_ms_per_request?: Record<Group, number>;
+}
+
+export type PgbenchResult = PgbenchMeasurement & { cpu?: CpuShare; cpu_ms_per_request?: Record<Group, number> };
+
+export interface Target {
+  target: string;
+  measured: string;
+  holds: boolean | null;
+}
+
+export interface Results {
+  mode: 'full' | 'quick';
+  date: string;
+  seconds: number;
+  machine: Record<string, unknown>;
+  config: Record<string, unknown>;
+  seed: Record<string, unknown>;
+  scenarios: ScenarioResult[];
+  verify: Record<string, unknown> | null;
+  limits: { http: LimitResult[]; pgbench: PgbenchResult[]; pgbench_full: PgbenchResult[] };
+  peak_rss: Record<string, PeakRss[]>;
+  round_trips: Record<string, unknown>;
+  targets: Target[];
+}
+
+const fixed = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
+/** "0.85 + 0.40": CPU ms per request of the servers and of PostgreSQL. */
+const costCell = (c: Record<Group, number> | undefined, servers = true) => (c
+  ? `${servers ? c.servers.toFixed(2) : '–'} + ${c.postgresql.toFixed(2)}`
+  : '–');
+const othersCell = (c: CpuShare | undefined) => fixed(c?.other_cores, 2);
+const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : `${Math.round(x * 100)}%`);
+
+/** Fills in each scenario's limit and ratio: reads against SELECT 1, the cell PATCH against pgbench. */
+export function compare(results: Results, limits: Record<string, string | null>): void {
+  for (const s of results.scenarios) {
+    if (s.status !== 'measured') continue;
+    const name = limits[s.id] ?? null;
+    if (s.database !== 'postgresql' || !name) {
+      s.limit = null;
+      s.ratio = null;
+      continue;
+    }
+    const limit = name === 'pgbench'
+      ? results.limits.pgbench.find((p) => p.connections === s.connections)
+      : results.limits.http.find((l) => l.id === name && l.connections === s.connections);
+    if (!limit) continue;
+    const rps = 'tps' in limit ? limit.tps : limit.rps;
+    s.limit = { name: name === 'pgbench' ? 'pgbench cell-patch.sql' : 'SELECT 1 route', rps, p50_ms: limit.p50_ms, p99_ms: limit.p99_ms };
+    s.ratio = Math.round((s.rps / rps) * 1000) / 1000;
+  }
+}
+
+/** The issue's targets, checked against the measured figures. */
+export function checkTargets(results: Results): Target[] {
+  const targets: Target[] = [];
+  const pg = results.scenarios.filter((s) => s.database === 'postgresql' && s.status === 'measured');
+  for (const s of pg.filter((x) => x.id === '2-cell-patch')) {
+    targets.push({ target: `2 cell PATCH ≥ 50% of pgbench (c=${s.connections})`, measured: `${pct(s.ratio)} (${fixed(s.rps)} vs ${fixed(s.limit?.rps)}/s)`, holds: s.ratio == null ? null : s.ratio >= 0.5 });
+  }
+  for (const s of pg.filter((x) => x.id.startsWith('1-') || x.id === '3-cell-list')) {
+    targets.push({ target: `${s.id} ≥ 40% of the SELECT 1 route (c=${s.connections})`, measured: `${pct(s.ratio)} (${fixed(s.rps)} vs ${fixed(s.limit?.rps)}/s)`, holds: s.ratio == null ? null : s.ratio >= 0.4 });
+  }
+  for (const s of pg.filter((x) => x.id === '4-version-list')) {
+    const three = pg.find((x) => x.id === '3-cell-list' && x.connections === s.connections);
+    if (!three) continue;
+    const p50 = s.p50_ms / three.p50_ms;
+    const p99 = s.p99_ms / three.p99_ms;
+    targets.push({
+      target: `4 version list latency within 20% of scenario 3's (c=${s.connections})`,
+      measured: `p50 ${fixed(s.p50_ms, 2)} vs ${fixed(three.p50_ms, 2)} ms (${pct(p50)}), p99 ${fixed(s.p99_ms, 2)} vs ${fixed(three.p99_ms, 2)} ms (${pct(p99)})`,
+      holds: p50 <= 1.2 && p99 <= 1.2,
+    });
+  }
+  const verify = results.verify as { versions_per_second?: number; versions?: number; seconds?: number } | null;
+  if (verify?.versions_per_second !== undefined) {
+    targets.push({
+      target: '6 verify ≥ 50,000 versions/s',
+      measured: `${Math.round(verify.versions_per_second).toLocaleString('en')} versions/s (${verify.versions} in ${fixed(verify.seconds, 3)} s)`,
+      holds: verify.versions_per_second >= 50_000,
+    });
+  }
+  for (const [where, processes] of Object.entries(results.peak_rss)) {
+    if (!processes.length || where === 'embedded_first_start') continue;
+    const worst = Math.max(...processes.map((p) => p.peak_rss_mb));
+    targets.push({
+      target: `peak RSS < 200 MB per process (${where})`,
+      measured: processes.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', '),
+      holds: worst < 200,
+    });
+  }
+  return targets;
+}
+
+function table(header: string[], rows: string[][], left = 1): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < left ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The readable report printed at the end of a run. */
+export function render(results: Results): string {
+  const out: string[] = [];
+  const m = results.machine as Record<string, string | number>;
+  out.push(`Records Service benchmark (${results.mode}), ${results.date}, ${results.seconds.toFixed(0)} s`);
+  out.push(`machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gb} GB; node ${m.node}; ${m.postgresql}`);
+  out.push(`servers: WORKERS=${(results.config as { workers: number }).workers}; runs: ${JSON.stringify((results.config as { plan: unknown }).plan)}`);
+  out.push('');
+  const rows: string[][] = [];
+  for (const s of results.scenarios) {
+    if (s.status !== 'measured') {
+      rows.push([`${s.id} (${s.database === 'embedded' ? 'embedded' : 'pg'})`, '', s.status, '', '', '', '', '', '', '']);
+      continue;
+    }
+    rows.push([
+      `${s.id} (${s.database === 'embedded' ? 'embedded' : 'pg'})`, String(s.connections), fixed(s.rps), fixed(s.p50_ms, 2), fixed(s.p99_ms, 2),
+      String(s.non2xx + s.errors), s.limit ? `${s.limit.name === 'pgbench cell-patch.sql' ? 'pgbench' : 'SELECT 1'} ${fixed(s.limit.rps)}` : '–',
+      pct(s.ratio), costCell(s.cpu_ms_per_request), othersCell(s.cpu),
+    ]);
+  }
+  for (const l of results.limits.http) {
+    rows.push([`limit: ${l.id === 'bare' ? 'bare route' : 'SELECT 1 route'}`, String(l.connections), fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2),
+      String(l.non2xx + l.errors), '', '', costCell(l.cpu_ms_per_request), othersCell(l.cpu)]);
+  }
+  for (const p of [...results.limits.pgbench, ...results.limits.pgbench_full]) {
+    rows.push([`limit: pgbench ${p.script}`, String(p.connections), fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), String(p.failed), '', '',
+      costCell(p.cpu_ms_per_request, false), othersCell(p.cpu)]);
+  }
+  out.push(table(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'limit req/s', 'ratio', 'CPU ms/req srv + pg', 'others'], rows));
+  out.push('(errors: non-2xx responses and connection errors; CPU ms/req: CPU time per request of the server processes and of PostgreSQL; '
+    + 'others: cores used meanwhile by processes that are not this benchmark\'s — the machine is shared)');
+  out.push('');
+  const verify = results.verify as Record<string, number | boolean> | null;
+  if (verify) {
+    out.push(`6 verify the ${verify.versions}-version chain: ${fixed(verify.seconds as number, 3)} s (median of ${verify.calls}), `
+      + `${Math.round(verify.versions_per_second as number).toLocaleString('en')} versions/s, is_valid ${verify.is_valid}`);
+  }
+  for (const [where, processes] of Object.entries(results.peak_rss)) {
+    out.push(`peak RSS (${where}): ${processes.map((p) => `${p.role} ${p.pid} ${fixed(p.peak_rss_mb)} MB`).join(', ') || '–'}`);
+  }
+  const trips = results.round_trips as Record<string, { round_trips: number; statements: number }>;
+  if (Object.keys(trips).length) {
+    out.push(`database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}`);
+  }
+  out.push('');
+  out.push(table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : 'NO']), 2));
+  return out.join('\n');
+}
+
+/** The same results as Markdown tables, for the README (`node --import tsx bench/markdown.ts`). */
+export function renderMarkdown(results: Results): string {
+  const out: string[] = [];
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  out.push(row(['scenario', 'database', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'limit (req/s)', 'ratio',
+    'CPU ms/request: server + PostgreSQL', 'other processes (cores)']));
+  out.push(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---:', '---:', '---:']));
+  for (const s of results.scenarios) {
+    const title = `${s.id.split('-')[0]}. ${s.title}`;
+    if (s.status !== 'measured') {
+      out.push(row([title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', '', s.status, '', '', '', '', '', '', '']));
+      continue;
+    }
+    out.push(row([
+      title, s.database === 'embedded' ? 'embedded' : 'PostgreSQL', s.connections, fixed(s.rps), fixed(s.p50_ms, 2), fixed(s.p99_ms, 2),
+      s.non2xx + s.errors, s.limit ? `${s.limit.name} (${fixed(s.limit.rps)})` : '–', pct(s.ratio), costCell(s.cpu_ms_per_request), othersCell(s.cpu),
+    ]));
+  }
+  for (const l of results.limits.http) {
+    out.push(row([`limit: ${l.id === 'bare' ? 'bare Fastify route' : 'SELECT 1 route (pg pool)'}`, l.id === 'bare' ? '–' : 'PostgreSQL', l.connections,
+      fixed(l.rps), fixed(l.p50_ms, 2), fixed(l.p99_ms, 2), l.non2xx + l.errors, '', '', costCell(l.cpu_ms_per_request), othersCell(l.cpu)]));
+  }
+  for (const p of [...results.limits.pgbench, ...results.limits.pgbench_full]) {
+    out.push(row([`limit: pgbench \`${p.script}\` (tps)`, 'PostgreSQL', p.connections, fixed(p.tps), fixed(p.p50_ms, 2), fixed(p.p99_ms, 2), p.failed, '', '',
+      costCell(p.cpu_ms_per_request, false), othersCell(p.cpu)]));
+  }
+  const verify = results.verify as Record<string, number | boolean> | null;
+  if (verify) {
+    out.push('');
+    out.push(`6. Verifying the ${Number(verify.versions).toLocaleString('en')}-version chain in one call: ${fixed(verify.seconds as number, 3)} s `
+      + `(median of ${verify.calls}), ${Math.round(verify.versions_per_second as number).toLocaleString('en')} versions/s, is_valid: ${verify.is_valid}.`);
+  }
+  out.push('');
+  const places: Record<string, string> = {
+    postgresql: 'PostgreSQL servers', embedded: 'embedded server', embedded_first_start: 'embedded server, first start (initializing its data folder, then seeded)',
+  };
+  out.push(`Peak RSS: ${Object.entries(results.peak_rss).map(([where, ps]) => `${places[where] ?? where}: `
+    + ps.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', ')).join('; ')}.`);
+  const trips = results.round_trips as Record<string, { round_trips: number }>;
+  if (Object.keys(trips).length) {
+    out.push('');
+    out.push(`Database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}.`);
+  }
+  out.push('');
+  out.push(row(['target', 'measured', 'holds']));
+  out.push(row(['---', '---', '---']));
+  for (const t of results.targets) out.push(row([t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : '**no**']));
+  return out.join('\n');
+}

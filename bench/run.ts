@@ -1,0 +1,482 @@
+// The benchmark (issue 6): `npm run bench` (full, under 15 minutes) or
+// `npm run bench -- --quick` (under 2 minutes).
+//
+// It creates a fresh PostgreSQL database, starts the service on it (WORKERS processes),
+// seeds a realistic organization, drives each scenario with autocannon, measures the
+// limits of this machine (a bare Fastify route, the same route doing SELECT 1 through a
+// pg pool, pgbench running the SQL of one cell PATCH), runs scenarios 1 and 2 on the
+// embedded database too, prints a table and writes bench/results/latest.json
+// (quick runs: bench/results/quick.json). Whatever happens, it stops every process it
+// started and drops its database.
+//
+//   BENCH_DATABASE_URL  PostgreSQL server to create the database on (default postgres://postgres@127.0.0.1:5432/postgres)
+//   WORKERS             server processes of the service and of the limit routes (default 2)
+//   --quick             one 3 s run per scenario at 10 connections, a smaller seed
+//   --out FILE          where to write the results
+//   --skip-embedded     leave out the embedded database
+//   --wait-quiet        the machine is shared: before each measurement, wait until other
+//                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
+//                       5 minutes in all)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { Managed, ROOT, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
+import { CpuMonitor } from './lib/cpu.js';
+import { drive, median, type Plan, type RequestSpec, type RunResult } from './lib/load.js';
+import { call } from './lib/http.js';
+import { WireCounter } from './lib/wire-counter.js';
+import { pgbenchRun, type PgbenchRun } from './limits/pgbench.js';
+import { measureInRounds, type Contender, type Measured } from './lib/rounds.js';
+import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, probeNotifications, type SeededPostgres } from './seed.js';
+import {
+  cellList, cellPatch, cellPatchEmbedded, inboxList, notificationPost, personnelList, versionList, type Scenario,
+} from './scenarios.js';
+import { checkTargets, compare, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const SKIP_EMBEDDED = argv.includes('--skip-embedded');
+const WAIT_QUIET = argv.includes('--wait-quiet');
+const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
+const WORKERS = Number(process.env.WORKERS || 2);
+const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const PLAN: Plan = QUICK ? { warmupSeconds: 1, seconds: 3, runs: 1 } : { warmupSeconds: 3, seconds: 10, runs: 3 };
+const CONNECTIONS = QUICK ? [10] : [10, 50];
+const SIZE = QUICK ? QUICK_SIZE : FULL_SIZE;
+const EMBEDDED_SIZE = QUICK ? { personnel: 100, columns: 5, rows: 5 } : { personnel: 1000, columns: 5, rows: 100 };
+const EMBEDDED_PLAN: Plan = QUICK ? PLAN : { warmupSeconds: 3, seconds: 10, runs: 1 };
+const VERIFY_CALLS = QUICK ? 1 : 3;
+const COUNT_REQUESTS = QUICK ? 5 : 20; // requests per scenario when counting database round trips
+const INITIAL_CREDITS = '100000000000.00';
+
+const DB_NAME = `records_bench_${process.pid}`;
+const dbUrl = (() => {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DB_NAME}`;
+  return url.toString();
+})();
+
+const started = Date.now();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-bench-'));
+const cpu = new CpuMonitor(() => DB_NAME);
+let databaseCreated = false;
+let benchPool: pg.Pool | null = null;
+
+const log = (line: string) => console.log(line);
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+
+/** Stops every process of the run and drops its database; safe to call twice. */
+let cleaned = false;
+async function cleanUp(): Promise<void> {
+  if (cleaned) return;
+  cleaned = true;
+  cpu.stop();
+  await stopAllStarted().catch(() => killAllStarted());
+  if (benchPool) await benchPool.end().catch(() => {});
+  if (databaseCreated) {
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    try {
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    } catch (err) {
+      console.error(`could not drop the database ${DB_NAME}: ${(err as Error).message}`);
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the servers and dropping ${DB_NAME}`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+process.on('exit', () => killAllStarted());
+
+function serviceEnv(port: number, options: { databaseUrl: string | null; workers: number; dataDir: string }): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WORKERS: String(options.workers),
+    LOG_LEVEL: 'warn',
+    DATA_DIR: options.dataDir,
+    INITIAL_CREDITS,
+    SIGNUP_ENABLED: 'true',
+  };
+  for (const name of ['DATABASE_URL', 'SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  return env;
+}
+
+/** Starts `node dist/server.js` and waits until every worker serves. */
+async function startService(
+  label: string, options: { databaseUrl: string | null; workers: number; dataDir?: string },
+): Promise<{ managed: Managed; base: string; dataDir: string }> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? path.join(tmp, `data-${label}`);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const managed = new Managed(label, process.execPath, [path.join(ROOT, 'dist', 'server.js')],
+    serviceEnv(port, { ...options, dataDir }), path.join(tmp, `${label}.log`), ROOT);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(managed, `${base}/health/`, 120_000);
+  await waitForWorkers(managed, options.databaseUrl ? options.workers : 1);
+  // Each worker listens after it forks: give the last one a moment, then check again.
+  await sleep(500);
+  await waitForHttp(managed, `${base}/health/`);
+  return { managed, base, dataDir };
+}
+
+/** Sends one request of the scenario and insists on a 2xx: a broken scenario fails the run early and plainly. */
+async function check(base: string, scenario: Scenario): Promise<void> {
+  const next = scenario.spec.setup?.() ?? {};
+  const headers = { ...scenario.spec.headers, ...next.headers };
+  const body = next.body ?? scenario.spec.body;
+  const response = await fetch(base + (next.path ?? scenario.spec.path), {
+    method: scenario.spec.method,
+    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body,
+  });
+  const text = await response.text();
+  if (response.status < 200 || response.status > 299) {
+    throw new Error(`scenario ${scenario.id}: ${scenario.spec.method} ${next.path ?? scenario.spec.path} answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+/**
+ * With --wait-quiet: before a measurement, waits until other processes leave the machine
+ * alone (< 0.25 cores for 3 s), at most 60 s each time and 5 minutes in all.
+ */
+let quietBudgetMs = 5 * 60_000;
+async function quiet(): Promise<void> {
+  if (!WAIT_QUIET || quietBudgetMs <= 0) return;
+  const t0 = Date.now();
+  const ok = await cpu.waitQuiet(0.25, 3000, Math.min(60_000, quietBudgetMs));
+  const waited = Date.now() - t0;
+  quietBudgetMs -= Math.max(0, waited - 3000);
+  if (waited > 4000 || !ok) log(`  (waited ${(waited / 1000).toFixed(0)} s for other processes${ok ? '' : ', in vain'})`);
+}
+
+function notBuilt(scenario: Scenario, status: string): ScenarioResult {
+  return {
+    id: scenario.id, title: scenario.title, database: 'postgresql', status, connections: 0, runs: [], rps: NaN, p50_ms: NaN, p99_ms: NaN,
+    non2xx: 0, errors: 0, status_codes: {},
+  };
+}
+
+/** Scenario 6: verifying the long row's chain in one call, `calls` times; the median time. */
+async function verifyLongRow(seed: SeededPostgres, calls: number) {
+  await quiet();
+  const times: number[] = [];
+  let report: { versions: number; is_valid: boolean; head_version: number } | null = null;
+  for (let i = 0; i < calls; i += 1) {
+    const t0 = process.hrtime.bigint();
+    const reply = await call(seed.base, 'GET', `/tables/row/detail/${seed.longRow}/verify/`, { token: seed.token });
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (reply.status !== 200) throw new Error(`verify answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+    report = reply.body;
+    times.push(seconds);
+  }
+  const seconds = median(times);
+  return {
+    row: seed.longRow, versions: report!.versions, head_version: report!.head_version, is_valid: report!.is_valid,
+    calls, seconds: Math.round(seconds * 1000) / 1000, times: times.map((t) => Math.round(t * 1000) / 1000),
+    versions_per_second: Math.round(report!.versions / seconds),
+  };
+}
+
+/**
+ * The database round trips and statements of one request of each scenario, counted by a
+ * wire-protocol proxy in front of PostgreSQL (one server process, requests one at a time).
+ * The mail worker's polling is background work, not the request's: left out.
+ */
+async function countRoundTrips(scenarios: Scenario[]) {
+  const counter = await WireCounter.start({ host: new URL(dbUrl).hostname, port: Number(new URL(dbUrl).port || 5432) });
+  const proxied = new URL(dbUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(counter.port);
+  const { managed, base } = await startService('counting', { databaseUrl: proxied.toString(), workers: 1 });
+  const counts: Record<string, unknown> = {};
+  try {
+    for (const scenario of scenarios) {
+      await check(base, scenario);
+      counter.reset();
+      for (let i = 0; i < COUNT_REQUESTS; i += 1) await check(base, scenario);
+      const background = (sql: string) => /^\s*UPDATE mail_outbox SET (attempts|status)/i.test(sql);
+      const statements = counter.statements.filter((s) => !background(s.sql));
+      const backgroundTrips = counter.statements.length - statements.length;
+      const last = statements.slice(-Math.round(statements.length / COUNT_REQUESTS));
+      counts[scenario.id] = {
+        round_trips: Math.round(((counter.roundTrips - backgroundTrips) / COUNT_REQUESTS) * 10) / 10,
+        statements: Math.round((statements.length / COUNT_REQUESTS) * 10) / 10,
+        one_request: last.map((s) => s.sql.replace(/\s+/g, ' ').trim().slice(0, 160)),
+      };
+    }
+  } finally {
+    await managed.stop();
+    await counter.close();
+  }
+  return counts;
+}
+
+function machine(postgresVersion: string) {
+  const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  return {
+    cpu: /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? 'unknown',
+    cores: os.availableParallelism(),
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    kernel: os.release(),
+    node: process.version,
+    postgresql: postgresVersion,
+    load_average_at_start: load,
+  };
+}
+
+/** The limit routes (bench/limits/bare.ts), WORKERS processes like the service. */
+async function startBare(): Promise<{ managed: Managed; base: string }> {
+  const port = await freePort();
+  const managed = new Managed('bare', process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'limits', 'bare.ts')],
+    { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(WORKERS), DATABASE_URL: dbUrl },
+    path.join(tmp, 'bare.log'), ROOT);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(managed, `${base}/health`);
+  await waitForWorkers(managed, WORKERS);
+  await sleep(500);
+  return { managed, base };
+}
+
+/**
+ * Waits (at most 40 s) until PostgreSQL has room for `connections` more clients: the
+ * server is shared, and the service's idle pool connections close after 30 s.
+ */
+async function spareConnections(connections: number): Promise<void> {
+  for (let waited = 0; ; waited += 2000) {
+    const { rows: [row] } = await benchPool!.query(
+      "SELECT current_setting('max_connections')::int - count(*)::int AS free FROM pg_stat_activity WHERE backend_type = 'client backend'");
+    if (row.free >= connections + 5) return;
+    if (waited >= 40_000) {
+      log(`  (only ${row.free} PostgreSQL connections free for pgbench -c ${connections}; trying anyway)`);
+      return;
+    }
+    await sleep(2000);
+  }
+}
+
+/** A pgbench run in the shape of an autocannon run (transactions as requests). */
+function asRunResult(run: PgbenchRun, seconds: number): RunResult {
+  return {
+    rps: run.tps, p50_ms: run.p50_ms, p99_ms: run.p99_ms, mean_ms: NaN, requests: run.transactions, seconds,
+    non2xx: 0, errors: run.failed, timeouts: 0, status_codes: {},
+  };
+}
+
+function asPgbench(script: string, m: Measured): PgbenchResult {
+  return {
+    script, connections: m.connections, runs: m.runs.map((r) => (r as RunResult & { pgbench: PgbenchRun }).pgbench),
+    tps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, failed: m.errors, cpu: m.cpu, cpu_ms_per_request: m.cpu_ms_per_request,
+  };
+}
+
+/** One line of progress for a measured contender. */
+function line(id: string, m: Measured): string {
+  const cost = m.cpu_ms_per_request;
+  return `  ${id.padEnd(22)} c=${String(m.connections).padStart(2)}  ${m.rps.toFixed(1).padStart(8)}/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms`
+    + `  non-2xx+errors ${m.non2xx + m.errors}  CPU ms/req srv ${cost.servers.toFixed(2)} pg ${cost.postgresql.toFixed(2)}; others ${m.cpu.other_cores.toFixed(2)} cores  [${elapsed()}]`;
+}
+
+async function main() {
+  log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run `npm run build` (npm run bench does)');
+  cpu.start();
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const postgresVersion = (await admin.query('SELECT version()')).rows[0].version as string;
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  databaseCreated = true;
+  await admin.end();
+  const machineInfo = machine(postgresVersion.replace(/ on .*/, ''));
+
+  const results: Results = {
+    mode: QUICK ? 'quick' : 'full',
+    date: new Date().toISOString(),
+    seconds: 0,
+    machine: machineInfo,
+    config: { workers: WORKERS, wait_quiet: WAIT_QUIET, pool_per_process: 10, connections: CONNECTIONS, plan: PLAN, embedded_plan: EMBEDDED_PLAN, initial_credits: INITIAL_CREDITS },
+    seed: {},
+    scenarios: [],
+    verify: null,
+    limits: { http: [], pgbench: [], pgbench_full: [] },
+    peak_rss: {},
+    round_trips: {},
+    targets: [],
+  };
+
+  // The embedded server initializes its database (a few CPU-bound seconds) and is seeded
+  // through HTTP while the PostgreSQL organization is seeded; it idles until its turn.
+  const embeddedReady = SKIP_EMBEDDED ? null : (async () => {
+    const server = await startService('embedded', { databaseUrl: null, workers: 1 });
+    const seeded = await seedEmbedded(server.base, EMBEDDED_SIZE);
+    // Each added member was mailed an invitation: let the mail worker finish writing them
+    // (as .eml files, without SMTP_URL), so that it is idle during the measurements.
+    const mailDir = path.join(server.dataDir, 'mail');
+    const invitations = EMBEDDED_SIZE.personnel - 1;
+    const deadline = Date.now() + 120_000;
+    const written = () => (fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml')).length : 0);
+    while (written() < invitations && Date.now() < deadline) await sleep(250);
+    // Its first start initialized the data folder (PGlite's initdb and the migrations),
+    // which peaks far above what serving takes: restart it on the same folder, as an
+    // operator's server is, and keep that first peak apart.
+    const firstStart = server.managed.sample();
+    await server.managed.stop();
+    const restarted = await startService('embedded-restarted', { databaseUrl: null, workers: 1, dataDir: server.dataDir });
+    return { server: restarted, seeded: { ...seeded, base: restarted.base }, firstStart };
+  })();
+  embeddedReady?.catch(() => {}); // awaited below; a failure is reported there
+
+  // 1. The service on PostgreSQL and the limit routes; the seed.
+  log(`\n[${elapsed()}] starting the service on PostgreSQL (WORKERS=${WORKERS}) and the limit routes`);
+  const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
+  const bare = await startBare();
+  benchPool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+  benchPool.on('error', () => {});
+  log(`[${elapsed()}] seeding ${SIZE.personnel} personnel, ${SIZE.projects} projects, ${SIZE.tables} tables of ${SIZE.columnsPerTable} columns, `
+    + `${SIZE.rows.toLocaleString('en')} rows, a ${SIZE.longRowVersions.toLocaleString('en')}-version row`);
+  const seed = await seedPostgres(service.base, benchPool, SIZE, log);
+  results.seed = { postgresql: { ...SIZE, seconds: seed.seconds } };
+  log(`[${elapsed()}] seeded in ${seed.seconds.total.toFixed(1)} s`);
+  // From here on one connection of its own, given back when idle: pgbench at 50 needs the room.
+  await benchPool.end();
+  benchPool = new pg.Pool({ connectionString: dbUrl, max: 1, idleTimeoutMillis: 1000 });
+  benchPool.on('error', () => {});
+
+  const scenarios: Scenario[] = [
+    personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellList(seed), versionList(seed),
+  ];
+  const probe = await probeNotifications(seed, seed.recipients);
+  const notifications = [notificationPost(seed), inboxList(seed)];
+  let notificationStatus = 'measured';
+  if (probe.status === 404) notificationStatus = 'n/a (not built)';
+  else if (probe.status < 200 || probe.status > 299) notificationStatus = `n/a (probe answered ${probe.status}: ${probe.text.slice(0, 120)})`;
+  if (notificationStatus === 'measured') scenarios.push(...notifications);
+  log(`[${elapsed()}] notifications: ${notificationStatus}`);
+  for (const scenario of scenarios) await check(service.base, scenario);
+  if (embeddedReady) {
+    log(`[${elapsed()}] waiting for the embedded server to be seeded (nothing else may run during a measurement)`);
+    await embeddedReady;
+  }
+
+  // 2. Scenarios 1–5 and the limits, in interleaved rounds at each number of connections.
+  const variables = {
+    org: seed.orgSid, user: seed.userSid, personnel: seed.personnelSid, price: seed.price,
+    rows: SIZE.rows, cols: SIZE.columnsPerTable, token_hash: createHash('sha256').update(seed.token).digest('hex'),
+  };
+  const http = (id: string, base: string, spec: RequestSpec): Contender => ({ id, run: (c, seconds) => drive(base, spec, c, seconds) });
+  const pgbench = (id: string, script: string): Contender => ({
+    id,
+    before: spareConnections,
+    run: async (c, seconds) => {
+      const run = await pgbenchRun(dbUrl, path.join(ROOT, 'bench', script), variables, c, seconds);
+      return { ...asRunResult(run, seconds), pgbench: run } as RunResult;
+    },
+  });
+  const byId = (id: string) => scenarios.find((s) => s.id === id);
+  // Each limit next to the scenarios compared with it.
+  const contenders: Contender[] = [
+    ...['1-personnel-list', '1-personnel-detail'].map((id) => http(id, service.base, byId(id)!.spec)),
+    http('select1', bare.base, { method: 'GET', path: '/select1' }),
+    http('bare', bare.base, { method: 'GET', path: '/bare' }),
+    http('2-cell-patch', service.base, byId('2-cell-patch')!.spec),
+    pgbench('pgbench', 'cell-patch.sql'),
+    ...scenarios.filter((s) => !['1-personnel-list', '1-personnel-detail', '2-cell-patch'].includes(s.id)).map((s) => http(s.id, service.base, s.spec)),
+  ];
+  const hooks = {
+    cpu,
+    quiet,
+    after: (contender: Contender) => {
+      if (!contender.id.startsWith('pgbench') && contender.id !== 'bare' && contender.id !== 'select1') service.managed.sample();
+    },
+  };
+  const measuredById = new Map<string, Measured[]>();
+  for (const connections of CONNECTIONS) {
+    log(`[${elapsed()}] ${connections} connections: ${contenders.length} contenders, warm-up ${PLAN.warmupSeconds} s each, then ${PLAN.runs} round(s) of ${PLAN.seconds} s runs`);
+    const measured = await measureInRounds(contenders, connections, PLAN, hooks);
+    for (const [id, m] of measured) {
+      measuredById.set(id, [...(measuredById.get(id) ?? []), m]);
+      log(line(id, m));
+    }
+    // Every statement of the request, in pgbench: a diagnosis, not a target; one run.
+    const full = await measureInRounds([pgbench('pgbench-full', 'cell-patch-full.sql')], connections, { warmupSeconds: 0, seconds: PLAN.seconds, runs: 1 }, hooks);
+    for (const [id, m] of full) {
+      measuredById.set(id, [...(measuredById.get(id) ?? []), m]);
+      log(line(id, m));
+    }
+  }
+  for (const scenario of scenarios) {
+    for (const m of measuredById.get(scenario.id) ?? []) {
+      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'postgresql', status: 'measured', ...m });
+    }
+  }
+  if (notificationStatus !== 'measured') for (const s of notifications) results.scenarios.push(notBuilt(s, notificationStatus));
+  for (const id of ['bare', 'select1'] as const) for (const m of measuredById.get(id) ?? []) results.limits.http.push({ id, ...m });
+  results.limits.pgbench = (measuredById.get('pgbench') ?? []).map((m) => asPgbench('cell-patch.sql', m));
+  results.limits.pgbench_full = (measuredById.get('pgbench-full') ?? []).map((m) => asPgbench('cell-patch-full.sql', m));
+
+  // 3. Scenario 6.
+  log(`[${elapsed()}] scenario 6: verifying the ${SIZE.longRowVersions.toLocaleString('en')}-version chain`);
+  results.verify = await verifyLongRow(seed, VERIFY_CALLS);
+  log(`  ${JSON.stringify(results.verify)}`);
+  results.peak_rss.postgresql = service.managed.sample();
+  await service.managed.stop();
+  await bare.managed.stop();
+  await benchPool.end();
+  benchPool = null;
+
+  // 4. Database round trips per request.
+  log(`[${elapsed()}] counting database round trips per request`);
+  results.round_trips = await countRoundTrips(scenarios);
+  for (const [id, c] of Object.entries(results.round_trips)) log(`  ${id}: ${JSON.stringify((c as { round_trips: number }).round_trips)} round trips`);
+
+  // 5. Scenarios 1 and 2 on the embedded database (one process).
+  if (embeddedReady) {
+    const { server: embedded, seeded: eseed, firstStart } = await embeddedReady;
+    results.peak_rss.embedded_first_start = firstStart;
+    results.seed = { ...results.seed, embedded: { ...EMBEDDED_SIZE, seconds: eseed.seconds } };
+    log(`[${elapsed()}] the service on the embedded database (PGlite, one process), seeded through HTTP in ${eseed.seconds.toFixed(1)} s: `
+      + `${EMBEDDED_SIZE.personnel} personnel, ${eseed.rows.length} rows, ${eseed.cells.length} cells`);
+    const embeddedScenarios = [personnelList(eseed, 'list'), personnelList(eseed, 'detail'), cellPatchEmbedded(eseed)];
+    for (const scenario of embeddedScenarios) await check(embedded.base, scenario);
+    const measured = await measureInRounds(embeddedScenarios.map((s) => http(s.id, embedded.base, s.spec)), 10, EMBEDDED_PLAN, {
+      cpu, quiet, after: () => { embedded.managed.sample(); },
+    });
+    for (const scenario of embeddedScenarios) {
+      const m = measured.get(scenario.id)!;
+      log(line(scenario.id, m));
+      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'embedded', status: 'measured', ...m });
+    }
+    results.peak_rss.embedded = embedded.managed.sample();
+    await embedded.managed.stop();
+  }
+
+  compare(results, Object.fromEntries(scenarios.map((s) => [s.id, s.limit])));
+  results.machine.load_average_at_end = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  results.seconds = Math.round((Date.now() - started) / 1000);
+  results.targets = checkTargets(results);
+
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + render(results));
+  log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
+}
+
+main()
+  .then(() => cleanUp())
+  .catch(async (err) => {
+    console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    await cleanUp();
+    process.exit(1);
+  });

@@ -1,0 +1,116 @@
+// The scenarios of the benchmark (issue 6): what each request is, on the seeded data.
+import type { RequestSpec } from './lib/load.js';
+import { sid, type Organization, type Recipient, type SeededPostgres, type SeededEmbedded } from './seed.js';
+
+/** What a scenario's figures are compared with (bench/limits/). */
+export type LimitName = 'select1' | 'pgbench' | null;
+
+export interface Scenario {
+  id: string;
+  title: string;
+  spec: RequestSpec;
+  limit: LimitName;
+}
+
+const randomInt = (n: number) => 1 + Math.floor(Math.random() * n);
+let counter = 0;
+/** New cell data every time: a PATCH with the data the cell has already changes nothing. */
+const freshData = () => JSON.stringify({ data: `reading ${process.pid}-${(counter += 1)}-${Math.random().toString(36).slice(2, 10)}` });
+
+function auth(org: Organization) {
+  return { token: org.token };
+}
+
+/** Scenarios 1a/1b: the personnel list, page 1 of 1,000, in the `list` and `detail` shapes. */
+export function personnelList(org: Organization, serializer: 'list' | 'detail'): Scenario {
+  return {
+    id: `1-personnel-${serializer}`,
+    title: `personnel list, ${serializer} shape, page 1`,
+    spec: { method: 'GET', path: `/organizations/personnel/list/organization/${org.orgSid}/${serializer}/`, headers: auth(org) },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 2 on the PostgreSQL seed: PATCH a random cell of a random row (a version and a debit each). */
+export function cellPatch(seed: SeededPostgres): Scenario {
+  const cells = seed.size.rows * seed.size.columnsPerTable;
+  return {
+    id: '2-cell-patch',
+    title: 'cell PATCH, random cell',
+    spec: {
+      method: 'PATCH', path: `/tables/cell/detail/${sid('cel', 1)}/`, headers: auth(seed), body: freshData(),
+      setup: () => ({ path: `/tables/cell/detail/${sid('cel', randomInt(cells))}/`, body: freshData() }),
+    },
+    limit: 'pgbench',
+  };
+}
+
+/** Scenario 2 on the embedded seed, whose cells were created through HTTP (random sids). */
+export function cellPatchEmbedded(seed: SeededEmbedded): Scenario {
+  const pick = () => seed.cells[randomInt(seed.cells.length) - 1];
+  return {
+    id: '2-cell-patch',
+    title: 'cell PATCH, random cell',
+    spec: {
+      method: 'PATCH', path: `/tables/cell/detail/${pick()}/`, headers: auth(seed), body: freshData(),
+      setup: () => ({ path: `/tables/cell/detail/${pick()}/`, body: freshData() }),
+    },
+    limit: null,
+  };
+}
+
+/** Scenario 3: the cells of a random row. */
+export function cellList(seed: SeededPostgres): Scenario {
+  const path = (n: number) => `/tables/cell/list/organization/${seed.orgSid}/list/?row__sid=${sid('row', n)}`;
+  return {
+    id: '3-cell-list',
+    title: 'cell list, row__sid of a random row',
+    spec: { method: 'GET', path: path(1), headers: auth(seed), setup: () => ({ path: path(randomInt(seed.size.rows)) }) },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 4: page 50 of the long row's versions, in the shape with `data` and `is_valid`. */
+export function versionList(seed: SeededPostgres): Scenario {
+  return {
+    id: '4-version-list',
+    title: `version list of the ${seed.size.longRowVersions.toLocaleString('en')}-version row, detail shape, page 50`,
+    spec: {
+      method: 'GET', path: `/tables/version/list/organization/${seed.orgSid}/detail/?row__sid=${seed.longRow}&page=50`, headers: auth(seed),
+    },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 5a: a notification to two recipients (with their outbox mail). */
+export function notificationPost(seed: SeededPostgres): Scenario {
+  const body = () => {
+    const first = randomInt(seed.recipients.length) - 1;
+    const second = (first + randomInt(seed.recipients.length - 1)) % seed.recipients.length;
+    const to = [seed.recipients[first], seed.recipients[second]].map((r: Recipient) => ({ sid: r.sid, name: r.name }));
+    return JSON.stringify({ to, name: `Benchmark notice ${(counter += 1)}`, body: 'Please review the latest readings.', should_email: true });
+  };
+  return {
+    id: '5-notification-post',
+    title: 'notification POST to two recipients',
+    spec: {
+      method: 'POST', path: `/notifications/notification/list/organization/${seed.orgSid}/detail/`, headers: auth(seed), body: body(),
+      setup: () => ({ body: body() }),
+    },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 5b: a recipient's inbox, page 1. */
+export function inboxList(seed: SeededPostgres): Scenario {
+  const pick = () => seed.recipients[randomInt(seed.recipients.length) - 1].token;
+  return {
+    id: '5-inbox-list',
+    title: 'notification inbox list of a recipient',
+    spec: {
+      method: 'GET', path: `/notifications/notification/list/organization/${seed.orgSid}/list/`, headers: { token: pick() },
+      setup: () => ({ headers: { token: pick() } }),
+    },
+    limit: 'select1',
+  };
+}
