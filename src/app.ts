@@ -24,6 +24,7 @@ import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
+import { registerNotifications } from './modules/notifications/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -122,6 +123,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerCells(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
+  registerNotifications(app, ctx);
 
   if (options.workers !== false) {
     app.addHook('onReady', async () => mail.start());

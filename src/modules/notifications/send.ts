@@ -1,0 +1,114 @@
+// Sending notifications: the one way any part of the service (the API, mentions, record
+// changes, the workflow engine) notifies members. Everything happens in the caller's
+// transaction: the notifications, their outbox mail and the live event commit together.
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { notifications } from '../../db/schema.js';
+import { newSid } from '../../core/ids.js';
+import { enqueueMail } from '../../mail/outbox.js';
+
+/** The PostgreSQL channel of live notification events (see live.ts). */
+export const NOTIFICATION_CHANNEL = 'records_notifications';
+
+export interface NotificationInput {
+  organizationSid: string;
+  senderSid: string | null;
+  recipientSids: string[];
+  name: string;
+  body: string;
+  rows?: { sid: string; name: string }[];
+  parentSid?: string | null;
+  shouldEmail?: boolean;
+}
+
+/** The payload of one live event: who it is for, and the notification in the list shape. */
+export interface LiveEvent {
+  sid: string;
+  organization_sid: string;
+  /** the recipient's user sid: live streams are per signed-in user */
+  user_sid: string;
+  /** whether mail was queued with it (the mail worker is woken up) */
+  email: boolean;
+  item: { sid: string; name: string; From: { sid: string; name: string } | null; is_read: boolean; change_permission: boolean };
+}
+
+interface Recipient { sid: string; user_sid: string; email: string; name: string; wants_email: boolean }
+
+const NAME = sql`coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), p.email)`;
+
+/**
+ * Sends a notification to each recipient (one copy per distinct recipient), in the
+ * caller's transaction `tx`: queues an email for each recipient whose
+ * should_receive_notification_email is on, or for every recipient when `shouldEmail`;
+ * and emits the live event with pg_notify, which listeners hear only after commit (on
+ * PGlite too). Recipients who are not active personnel of the organization are skipped;
+ * a sender must be personnel of it. Returns the sids of the notifications created, in
+ * the order of `recipientSids`.
+ */
+export async function sendNotifications(tx: Db, input: NotificationInput): Promise<string[]> {
+  const wanted = [...new Set(input.recipientSids)];
+  if (!wanted.length) return [];
+  const org = input.organizationSid;
+  const found = await query<Recipient>(tx, sql`
+    SELECT p.sid, p.user_sid, p.email, ${NAME} AS name, p.should_receive_notification_email AS wants_email
+      FROM personnel p
+     WHERE p.organization_sid = ${org} AND p.sid IN (${sql.join(wanted.map((s) => sql`${s}`), sql`, `)})
+       AND NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)`);
+  const bySid = new Map(found.map((r) => [r.sid, r]));
+  const recipients = wanted.map((s) => bySid.get(s)).filter((r): r is Recipient => r !== undefined);
+  if (!recipients.length) return [];
+
+  let from: { sid: string; name: string } | null = null;
+  if (input.senderSid) {
+    const [sender] = await query<{ sid: string; name: string }>(tx, sql`
+      SELECT p.sid, ${NAME} AS name FROM personnel p WHERE p.sid = ${input.senderSid} AND p.organization_sid = ${org}`);
+    if (!sender) throw new Error(`sendNotifications: the sender ${input.senderSid} is not personnel of organization ${org}`);
+    from = sender;
+  }
+  const [{ organization }] = await query<{ organization: string }>(tx, sql`SELECT name AS organization FROM organizations WHERE sid = ${org}`);
+
+  const rows = input.rows ?? [];
+  const created = recipients.map((r) => ({ sid: newSid(), recipient: r, email: Boolean(input.shouldEmail) || r.wants_email }));
+  await tx.insert(notifications).values(created.map((c) => ({
+    sid: c.sid,
+    organizationSid: org,
+    senderSid: from?.sid ?? null,
+    recipientSid: c.recipient.sid,
+    parentSid: input.parentSid ?? null,
+    name: input.name,
+    body: input.body,
+    rows,
+    shouldEmail: Boolean(input.shouldEmail),
+  })));
+
+  await enqueueMail(tx, created.filter((c) => c.email).map((c) => ({
+    to: c.recipient.email,
+    subject: `[${organization}] ${input.name}`,
+    body: mailBody(organization, from, input, c.sid),
+  })));
+
+  const events: LiveEvent[] = created.map((c) => ({
+    sid: c.sid,
+    organization_sid: org,
+    user_sid: c.recipient.user_sid,
+    email: c.email,
+    item: { sid: c.sid, name: input.name, From: from, is_read: false, change_permission: true },
+  }));
+  await tx.execute(sql`SELECT pg_notify(${NOTIFICATION_CHANNEL}, e.payload)
+    FROM (VALUES ${sql.join(events.map((e) => sql`(${JSON.stringify(e)}::text)`), sql`, `)}) AS e(payload)`);
+  return created.map((c) => c.sid);
+}
+
+function mailBody(organization: string, from: { name: string } | null, input: NotificationInput, sid: string): string {
+  const lines = [
+    `${from ? from.name : 'The Records Service'} sent you a notification in ${organization}:`,
+    '',
+    input.name,
+    '',
+    input.body,
+  ];
+  if (input.rows?.length) lines.push('', 'About:', ...input.rows.map((r) => `  - ${r.name} (${r.sid})`));
+  lines.push('', `Read it in the Records Service: GET /notifications/notification/detail/${sid}/`, '',
+    'You receive this email because the sender asked for it or your settings (should_receive_notification_email) say so.');
+  return lines.join('\n');
+}
