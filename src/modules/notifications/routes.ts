@@ -1,5 +1,5 @@
 // Notifications (spec: Notification, its endpoints and the is_read transition), and
-// (live delivery comes with the stream). Behaviour the spec leaves open: docs/notifications.md.
+// their live stream. Behaviour the spec leaves open: docs/notifications.md.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
@@ -9,6 +9,8 @@ import { NotificationCreate, NotificationPatch, NotificationShapes } from './sch
 import { countInbox, pageInbox } from './repository.js';
 import { serializeNotification } from './serializers.js';
 import { changeNotification, createNotification, deleteNotification, readNotification } from './service.js';
+import { LiveNotifications } from './live.js';
+import { registerNotificationStream } from './stream.js';
 
 export function registerNotifications(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -69,4 +71,16 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       handler: (actor, sid) => deleteNotification(ctx, actor, sid),
     },
   });
+
+  const live = new LiveNotifications({
+    database: ctx.database,
+    databaseUrl: ctx.config.databaseUrl,
+    log: app.log,
+    onEvent: (event) => {
+      if (event.email) ctx.mail.kick();
+    },
+  });
+  registerNotificationStream(app, ctx, live);
+  app.addHook('onReady', () => live.start());
+  app.addHook('onClose', () => live.stop());
 }
