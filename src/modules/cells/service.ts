@@ -11,6 +11,7 @@ import { loadRowAccess } from '../rows/access.js';
 import { appendVersion } from '../versions/append.js';
 import { debitCredits } from '../credits/service.js';
 import { findCell } from './repository.js';
+import { notifyMentions } from '../notifications/mentions.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 const messages = {
@@ -29,7 +30,7 @@ function checkRowState(row: { sid: string; is_locked: boolean; is_archived: bool
 
 /**
  * Creates the cell of a row in a column (Project Admin, Edit), debits its widget's
- * price and appends the row's version, in one transaction.
+ * price, appends the row's version and notifies the members it mentions, in one transaction.
  */
 export async function createCell(
   ctx: AppContext, membership: Membership, actor: Actor, rowSid: string | undefined, body: { column: string; data: string },
@@ -61,13 +62,16 @@ export async function createCell(
     });
     if (!paid) throw errors.notAcceptable(messages.noCredits(ctx.config.salesContact, true));
     await appendVersion(tx, rowSid, actor.userSid, `Created the cell of ${column.name}`);
+    await notifyMentions(tx, {
+      organizationSid: orgSid, row: locked.row, columnName: column.name, authorUserSid: actor.userSid, before: '', after: body.data,
+    });
   });
   return (await findCell(ctx.db, sid, membership.personnelSid))!;
 }
 
 /**
- * Changes a cell's data (Project Admin, Edit), debits its widget's price and appends the
- * row's version, in one transaction. The same data again changes nothing and costs nothing.
+ * Changes a cell's data (Project Admin, Edit), debits its widget's price, appends the
+ * row's version and notifies the members newly mentioned, in one transaction. The same data again changes nothing and costs nothing.
  * A sid that is not a cell of the caller's organizations: 406 "Wrong id".
  */
 export async function changeCell(ctx: AppContext, actor: Actor, sid: string, body: { data: string }) {
@@ -92,6 +96,10 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
     });
     if (!paid) throw errors.notAcceptable(messages.noCredits(ctx.config.salesContact, false));
     await appendVersion(tx, found.row, actor.userSid, `Changed the cell of ${found.column}`);
+    await notifyMentions(tx, {
+      organizationSid: membership.organizationSid, row: locked.row, columnName: found.column, authorUserSid: actor.userSid,
+      before: current.data, after: body.data,
+    });
   });
   return { cell: (await findCell(ctx.db, sid, membership.personnelSid))!, membership };
 }
