@@ -10,6 +10,8 @@ import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { authenticate, credentialOf } from './core/auth.js';
+import { installIdempotency } from './core/idempotency.js';
+import { recordLocks } from './core/record-lock.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -40,6 +42,14 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
+/** The URL with every query value replaced by "…", so no secret reaches a log line. */
+function redactQuery(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const names = new URLSearchParams(url.slice(at + 1));
+  return `${url.slice(0, at)}?${[...names.keys()].map((k) => `${k}=…`).join('&')}`;
+}
+
 /** Builds the HTTP application on a database; listening is the caller's business. */
 export async function buildApp(options: BuildOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
@@ -47,6 +57,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
       redact: ['req.headers.token', 'req.headers.authorization', 'req.headers.cookie'],
+      serializers: {
+        // Query strings can carry secrets (the reset tag): log only their parameter names.
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), remoteAddress: req.ip }),
+      },
     },
     bodyLimit: config.bodyLimit,
     trustProxy: false,
@@ -76,7 +90,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     log: app.log,
     retrySeconds: config.mailRetrySeconds,
   });
-  const ctx: AppContext = { config, database, db: database.db, mail };
+  const locks = recordLocks(database, config.databaseUrl);
+  const ctx: AppContext = { config, database, db: database.db, mail, locks };
 
   await app.register(swagger, {
     openapi: {
@@ -104,6 +119,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     if (request.is404 || request.routeOptions.config?.auth === false || request.url.startsWith('/docs')) return;
     request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes);
   });
+  installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
@@ -128,6 +144,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   if (options.workers !== false) {
     app.addHook('onReady', async () => mail.start());
   }
-  app.addHook('onClose', async () => mail.stop());
+  app.addHook('onClose', async () => {
+    await mail.stop();
+    await locks.close();
+  });
   return { app, ctx };
 }

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { MailWorker } from './jobs/mail.js';
+import type { RecordLocks } from './core/record-lock.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
@@ -8,4 +9,6 @@ export interface AppContext {
   database: Database;
   db: Db;
   mail: MailWorker;
+  /** Per-record locks across processes (If-Match). */
+  locks: RecordLocks;
 }

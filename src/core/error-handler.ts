@@ -3,6 +3,7 @@ import { ApiError, MESSAGES, errors } from './errors.js';
 
 interface AjvError {
   instancePath: string;
+  schemaPath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
@@ -23,8 +24,8 @@ function describeValidation(error: AjvError): [string, string] {
   switch (error.keyword) {
     case 'maxLength': return [field, `Ensure this field has no more than ${error.params.limit} characters.`];
     case 'minLength': return [field, error.params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${error.params.limit} characters.`];
-    case 'maxItems': return [field, `Ensure this field has no more than ${error.params.limit} elements.`];
-    case 'minItems': return [field, `Ensure this field has at least ${error.params.limit} elements.`];
+    case 'maxItems': return [field, `Ensure this field has no more than ${error.params.limit} element${error.params.limit === 1 ? '' : 's'}.`];
+    case 'minItems': return [field, `Ensure this field has at least ${error.params.limit} element${error.params.limit === 1 ? '' : 's'}.`];
     case 'format': return [field, `Enter a valid ${String(error.params.format).replace('date-time', 'timestamp')}.`];
     case 'pattern': return [field, 'Enter a value in the expected format.'];
     case 'enum': return [field, `Must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}.`];
@@ -35,17 +36,43 @@ function describeValidation(error: AjvError): [string, string] {
   }
 }
 
-/** Field errors {"field": ["message"]} from ajv's errors, union branches collapsed to one message. */
+const isUnion = (error: AjvError) => error.keyword === 'anyOf' || error.keyword === 'oneOf';
+
+/**
+ * The errors worth showing for a union (anyOf/oneOf). When the value's JSON type rules out
+ * all branches but one (an object sent where "an object or an array" is taken), that
+ * branch's own errors say what is wrong; otherwise the union's summary stands for all.
+ */
+function resolveUnions(validation: AjvError[]): AjvError[] {
+  let errors = validation;
+  const unions = errors.filter(isUnion).sort((a, b) => a.schemaPath.length - b.schemaPath.length);
+  for (const union of unions) {
+    if (!errors.includes(union)) continue; // inside a branch already dropped
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, AjvError[]>();
+    for (const error of errors) {
+      if (!error.schemaPath.startsWith(prefix)) continue;
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0];
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const fitting = [...branches].filter(([branch, list]) =>
+      !list.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath && e.schemaPath === `${prefix}${branch}/type`));
+    const dropped = new Set<AjvError>([...branches.values()].flat());
+    if (fitting.length === 1) {
+      dropped.add(union);
+      for (const error of fitting[0][1]) dropped.delete(error);
+    }
+    errors = errors.filter((e) => !dropped.has(e));
+  }
+  return errors;
+}
+
+/** Field errors {"field": ["message"]} from ajv's errors (see resolveUnions for unions). */
 export function validationBody(validation: AjvError[], context?: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  const unionFields = new Set<string>();
-  for (const error of validation) {
-    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') unionFields.add(error.instancePath.split('/').filter(Boolean).join('.'));
-  }
-  for (const error of validation) {
+  for (const error of resolveUnions(validation)) {
     let [field, message] = describeValidation(error);
-    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') message = 'Invalid value.';
-    else if (unionFields.has(field)) continue; // the anyOf summary stands for its branches
+    if (isUnion(error)) message = 'Invalid value.';
     if (field === 'non_field_errors' && context === 'body' && error.keyword === 'type') message = 'Expected a JSON object.';
     (out[field] ??= []);
     if (!out[field].includes(message)) out[field].push(message);

@@ -11,6 +11,9 @@ import { actorOf, type Actor } from './auth.js';
 import { pageEnvelope, pageRequest, type PageRequest } from './pagination.js';
 import { ErrorResponses, Page, PageQuery, DetailError, FieldErrors } from './schemas.js';
 import type { AppContext } from '../context.js';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import { ApiError } from './errors.js';
 
 export const SERIALIZERS = ['name', 'list', 'detail'] as const;
 export type Serializer = (typeof SERIALIZERS)[number];
@@ -184,6 +187,11 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
   path: string;
   tag: string;
   shape: TSchema;
+  /**
+   * The record as the caller sees it now (the detail shape), for If-Match on PATCH;
+   * default: the GET handler.
+   */
+  current?: (actor: Actor, sid: string, request: FastifyRequest) => Promise<unknown>;
   get?: {
     summary: string;
     description?: string;
@@ -204,14 +212,38 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
   };
 }
 
-/** Registers a resource's detail routes. DELETE answers {} (the spec's notification DELETE). */
+/** The entity tag of a representation: a hash of its canonical JSON. */
+export function etagOf(value: unknown): string {
+  return `"${createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 32)}"`;
+}
+
+function ifMatchAccepts(header: string, etag: string): boolean {
+  return header.split(',').map((t) => t.trim().replace(/^W\//, '')).some((t) => t === '*' || t === etag);
+}
+
+const preconditionFailed = () => new ApiError(412, {
+  detail: 'The record changed since you read it: GET it again and retry with its new ETag.',
+});
+
+/**
+ * Registers a resource's detail routes. GET and PATCH answers carry an ETag; a PATCH
+ * with If-Match is refused (412) unless the record is still as the caller read it, the
+ * check and the write holding the record's lock. DELETE answers {} (the spec's
+ * notification DELETE).
+ */
 export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = TSchema, PQ extends TProperties = {}>(
   app: FastifyInstance,
+  ctx: AppContext,
   def: DetailDefinition<GQ, PB, PQ>,
 ): void {
   const url = `${def.path}/detail/:sid/`;
   const offered: HTTPMethods[] = [];
   const sidOf = (request: FastifyRequest) => (request.params as { sid: string }).sid;
+  const withEtag = (reply: FastifyReply, record: unknown) => {
+    reply.header('etag', etagOf(record));
+    return record;
+  };
+  const preconditions = { 412: DetailError };
   if (def.get) {
     const get = def.get;
     offered.push('GET');
@@ -223,22 +255,36 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         querystring: Type.Object(get.query ?? {}),
         response: { 200: def.shape, ...ErrorResponses },
       },
-      handler: (request) => get.handler(actorOf(request), sidOf(request), request.query as never, request),
+      handler: async (request, reply) =>
+        withEtag(reply, await get.handler(actorOf(request), sidOf(request), request.query as never, request)),
     });
   }
   if (def.patch) {
     const patch = def.patch;
+    const current = def.current ?? (def.get ? (actor: Actor, sid: string, request: FastifyRequest) => def.get!.handler(actor, sid, {} as never, request) : undefined);
     offered.push('PATCH');
     app.route({
       method: 'PATCH',
       url,
       schema: {
-        tags: [def.tag], summary: patch.summary, description: patch.description, params: detailParams,
+        tags: [def.tag], summary: patch.summary,
+        description: `${patch.description ?? ''}\n\nSend \`If-Match: <ETag>\` to refuse the change (412) when the record changed since you read it.`.trim(),
+        params: detailParams,
         querystring: Type.Object(patch.query ?? {}),
         body: patch.body,
-        response: { 200: def.shape, ...ErrorResponses },
+        response: { 200: def.shape, ...ErrorResponses, ...preconditions },
       },
-      handler: (request) => patch.handler(actorOf(request), sidOf(request), request.body as Static<PB>, request.query as never, request),
+      handler: async (request, reply) => {
+        const actor = actorOf(request);
+        const sid = sidOf(request);
+        const run = () => patch.handler(actor, sid, request.body as Static<PB>, request.query as never, request);
+        const ifMatch = request.headers['if-match'];
+        if (typeof ifMatch !== 'string' || !current) return withEtag(reply, await run());
+        return ctx.locks.with(`${def.path}/${sid}`, async () => {
+          if (!ifMatchAccepts(ifMatch, etagOf(await current(actor, sid, request)))) throw preconditionFailed();
+          return withEtag(reply, await run());
+        });
+      },
     });
   }
   if (def.delete) {

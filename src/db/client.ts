@@ -40,7 +40,8 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
+      // Fail fast (503) when the server does not accept connections, rather than hang.
+      connectionTimeoutMillis: 3_000,
       idleTimeoutMillis: 30_000,
     });
     // An idle client losing its connection (a database restart) must not crash the process.

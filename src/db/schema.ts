@@ -353,3 +353,21 @@ export const jobRuns = pgTable('job_runs', {
   dateCreated: created(),
   dateFinished: timestamp('date_finished', { withTimezone: true, precision: 6 }),
 }, (t) => [uniqueIndex('job_runs_name_period_key').on(t.name, t.period)]);
+
+/**
+ * Idempotency keys of POST requests (header Idempotency-Key), per user, kept 24 hours:
+ * a retry with the same key and body gets the first answer again.
+ */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  userSid: text('user_sid').notNull(),
+  key: text('key').notNull(),
+  requestHash: text('request_hash').notNull(),
+  status: text('status', { enum: ['processing', 'done'] }).notNull().default('processing'),
+  statusCode: integer('status_code'),
+  contentType: text('content_type'),
+  responseBody: text('response_body'),
+  dateCreated: created(),
+}, (t) => [
+  uniqueIndex('idempotency_keys_user_key').on(t.userSid, t.key),
+  index('idempotency_keys_created_idx').on(t.dateCreated),
+]);

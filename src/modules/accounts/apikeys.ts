@@ -59,7 +59,7 @@ export function registerApiKeys(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/accounts/apikey',
     tag: 'accounts',
     shape: ApiKeyShapes.detail,

@@ -7,7 +7,7 @@ import { permissions } from '../../core/permissions.js';
 import { CellCreate, CellCreateQuery, CellListQuery, CellPatch, CellShapes } from './schemas.js';
 import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
-import { changeCell, createCell } from './service.js';
+import { changeCell, createCell, readableCell } from './service.js';
 import { loadRowAccess } from '../rows/access.js';
 
 export function registerCells(app: FastifyInstance, ctx: AppContext): void {
@@ -45,10 +45,14 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/cell',
     tag: 'cells',
     shape: CellShapes.detail,
+    current: async (actor, sid) => {
+      const { cell, membership } = await readableCell(ctx, actor, sid);
+      return serializeCell(cell, 'detail', membership);
+    },
     patch: {
       summary: "Change a cell's content (Project Admin, Edit; subject to the row rules)",
       description: "Body {data}. The widget's price is debited; the row gets a new version. 406 in plain text for a wrong sid, "

@@ -103,3 +103,13 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
   });
   return { cell: (await findCell(ctx.db, sid, membership.personnelSid))!, membership };
 }
+
+/** A cell as the caller sees it (406 "Wrong id" when it is not a cell of their organizations). */
+export async function readableCell(ctx: AppContext, actor: Actor, sid: string) {
+  if (!isSid(sid)) throw errors.wrongId();
+  const [found] = await ctx.db.select({ row: cells.rowSid }).from(cells).where(eq(cells.sid, sid));
+  const access = found && (await loadRowAccess(ctx.db, actor, found.row));
+  if (!access || !access.membership) throw errors.wrongId();
+  if (access.membership.role === 'alumni' || !permissions.cell.read(access.membership, access.projectRole)) throw errors.forbidden();
+  return { cell: (await findCell(ctx.db, sid, access.membership.personnelSid))!, membership: access.membership };
+}

@@ -41,12 +41,13 @@ export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/column',
     tag: 'columns',
     shape: ColumnShapes.detail,
     get: {
       summary: 'One column (Admin, Member)',
+      description: 'A column of an organization the caller is not in is 404.',
       handler: async (actor, sid) => {
         const { row, membership } = await loadColumn(ctx, actor, sid);
         return serializeColumn(row, 'detail', membership);

@@ -48,7 +48,7 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/organizations/organization',
     tag: 'organizations',
     shape: OrganizationShapes.detail,

@@ -44,7 +44,7 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/organizations/personnel',
     tag: 'personnel',
     shape: PersonnelShapes.detail,

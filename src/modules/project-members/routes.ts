@@ -35,12 +35,14 @@ export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): v
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/projects/member',
     tag: 'project members',
     shape: ProjectMemberShapes.detail,
     get: {
       summary: 'One project membership (Admin; any project member)',
+      description: 'A membership of an organization the caller is not in is 404; a member of the organization without a role '
+        + 'in the project gets 403.',
       handler: async (actor, sid) => {
         const { row, membership } = await loadProjectMember(ctx, actor, sid);
         return serializeProjectMember(row, 'detail', membership, row.my_role);
@@ -48,6 +50,7 @@ export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): v
     },
     patch: {
       summary: "Change a member's project role (Admin, Project Admin)",
+      description: 'Body {permission: admin|edit|view}. The personnel of a membership cannot be changed: remove it and add another.',
       body: ProjectMemberPatch,
       handler: async (actor, sid, body) => {
         const { row, membership } = await changeProjectMember(ctx, actor, sid, body);

@@ -37,7 +37,7 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/projects/project',
     tag: 'projects',
     shape: ProjectShapes.detail,
@@ -51,6 +51,7 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
     },
     patch: {
       summary: "Change a project's name or description (Admin, Project Admin)",
+      description: 'Body {name?, description?}. Projects are not deleted (405).',
       body: ProjectPatch,
       handler: async (actor, sid, body) => {
         const { row, membership } = await changeProject(ctx, actor, sid, body);

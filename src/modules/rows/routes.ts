@@ -70,7 +70,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/row',
     tag: 'rows',
     shape: RowShapes.detail,

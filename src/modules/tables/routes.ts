@@ -34,12 +34,14 @@ export function registerTables(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/table',
     tag: 'tables',
     shape: TableShapes.detail,
     get: {
       summary: 'One table, with its columns (Admin, Member)',
+      description: 'The columns are {sid, name, order, widget: {sid, name}}, by order. A table of an organization the caller '
+        + 'is not in is 404.',
       handler: async (actor, sid) => {
         const { row, membership } = await loadTable(ctx, actor, sid);
         return serializeTable(ctx.db, row, 'detail', membership);
@@ -47,6 +49,7 @@ export function registerTables(app: FastifyInstance, ctx: AppContext): void {
     },
     patch: {
       summary: "Change a table's name or description (Admin)",
+      description: 'Body {name?, description?}. Tables are not deleted (405).',
       body: TablePatch,
       handler: async (actor, sid, body) => {
         const { row, membership } = await changeTable(ctx, actor, sid, body);

@@ -48,7 +48,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/tables/version',
     tag: 'versions',
     shape: VersionDetail,

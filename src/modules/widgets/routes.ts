@@ -36,12 +36,13 @@ export function registerWidgets(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/widgets/widget',
     tag: 'widgets',
     shape: WidgetShapes.detail,
     get: {
       summary: 'One widget (built-in: any user; an organization\'s: its Admins and Members)',
+      description: 'A widget of an organization the caller is not in is 404.',
       handler: async (actor, sid) => {
         const { row, membership } = await loadWidget(ctx, actor, sid);
         return serializeWidget(row, 'detail', membership);
