@@ -8,7 +8,7 @@ import { permissions } from '../../core/permissions.js';
 import { NotificationCreate, NotificationPatch, NotificationShapes } from './schemas.js';
 import { countInbox, pageInbox } from './repository.js';
 import { serializeNotification } from './serializers.js';
-import { changeNotification, createNotification, deleteNotification, readNotification } from './service.js';
+import { changeNotification, createNotification, deleteNotification, loadNotification, readNotification } from './service.js';
 import { LiveNotifications } from './live.js';
 import { registerNotificationStream } from './stream.js';
 
@@ -41,10 +41,15 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
     },
   });
 
-  defineDetail(app, {
+  defineDetail(app, ctx, {
     path: '/notifications/notification',
     tag: 'notifications',
     shape: NotificationShapes.detail,
+    // For If-Match: the notification as the caller sees it, without GET's marking it read.
+    current: async (actor, sid) => {
+      const { row, viewer } = await loadNotification(ctx, actor, sid);
+      return serializeNotification(row, 'detail', viewer);
+    },
     get: {
       summary: 'One notification; reading it as its recipient marks it read',
       description: 'The recipient reads their copy (is_read becomes true); the sender reads what they sent (nothing changes). '
