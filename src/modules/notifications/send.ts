@@ -9,6 +9,7 @@ import { enqueueMail } from '../../mail/outbox.js';
 
 /** The PostgreSQL channel of live notification events (see live.ts). */
 export const NOTIFICATION_CHANNEL = 'records_notifications';
+const MAX_PAYLOAD_BYTES = 7_500;
 
 export interface NotificationInput {
   organizationSid: string;
@@ -95,8 +96,20 @@ export async function sendNotifications(tx: Db, input: NotificationInput): Promi
     item: { sid: c.sid, name: input.name, From: from, is_read: false, change_permission: true },
   }));
   await tx.execute(sql`SELECT pg_notify(${NOTIFICATION_CHANNEL}, e.payload)
-    FROM (VALUES ${sql.join(events.map((e) => sql`(${JSON.stringify(e)}::text)`), sql`, `)}) AS e(payload)`);
+    FROM (VALUES ${sql.join(events.map((e) => sql`(${payloadOf(e)}::text)`), sql`, `)}) AS e(payload)`);
   return created.map((c) => c.sid);
+}
+
+/**
+ * The event as pg_notify carries it. A payload must stay under 8000 bytes: the subject
+ * and sender name of an (unusually) long one are shortened in the event only.
+ */
+function payloadOf(event: LiveEvent): string {
+  const text = JSON.stringify(event);
+  if (Buffer.byteLength(text) < MAX_PAYLOAD_BYTES) return text;
+  const cut = (value: string) => (value.length > 500 ? `${value.slice(0, 500)}…` : value);
+  const { item } = event;
+  return JSON.stringify({ ...event, item: { ...item, name: cut(item.name), From: item.From && { ...item.From, name: cut(item.From.name) } } });
 }
 
 function mailBody(organization: string, from: { name: string } | null, input: NotificationInput, sid: string): string {
