@@ -23,7 +23,7 @@ export interface Database {
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and health checks. */
   pool: pg.Pool | null;
   /** The embedded engine (PGlite only), for LISTEN/NOTIFY within the process. */
-  pglite: PGlite | null;
+  pglite?: PGlite | null;
 }
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
