@@ -2,15 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
-import { organizations, personnel } from '../../db/schema.js';
+import { organizations } from '../../db/schema.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { userLevel } from '../../core/levels.js';
 import { requireRecordAccess } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
-import { isSid, newSid } from '../../core/ids.js';
+import { isSid } from '../../core/ids.js';
 import { OrganizationCreate, OrganizationPatch, OrganizationShapes } from './schemas.js';
 import { countForUser, findForUser, listForUser, serializeOrganization } from './repository.js';
+import { createOrganization } from './service.js';
 
 export function registerOrganizations(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -32,17 +33,13 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
       body: OrganizationCreate,
       allowed: () => true,
       create: async (scope, body, _q, serializer) => {
-        const sid = newSid();
         const { actor } = scope;
-        await ctx.db.transaction(async (tx) => {
-          await tx.insert(organizations).values({
-            sid, name: body.name, description: body.description ?? '', credits: ctx.config.initialCredits, createdBy: actor.userSid,
-          });
-          await tx.insert(personnel).values({
-            sid: newSid(), organizationSid: sid, userSid: actor.userSid, email: actor.email,
-            firstName: actor.firstName, lastName: actor.lastName, isAdministrator: true, updatedBy: actor.userSid,
-          });
-        });
+        const sid = await ctx.db.transaction((tx) => createOrganization(tx, {
+          name: body.name,
+          description: body.description,
+          credits: ctx.config.initialCredits,
+          admin: { sid: actor.userSid, email: actor.email, firstName: actor.firstName, lastName: actor.lastName },
+        }));
         return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, serializer);
       },
     },

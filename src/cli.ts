@@ -1,0 +1,311 @@
+// The operator CLI: `npm run cli -- <command> [--flags]`. Prints JSON on stdout; errors
+// as JSON on stderr with a non-zero exit (1: refused or failed, 2: bad usage or config).
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import { eq, sql } from 'drizzle-orm';
+import { loadConfig, ConfigError, type Config } from './config.js';
+import { openDatabase, query, type Database, type Db } from './db/client.js';
+import { credentials, organizations } from './db/schema.js';
+import { ApiError } from './core/errors.js';
+import { validationBody } from './core/error-handler.js';
+import { isSid } from './core/ids.js';
+import { formatMoney, isoTimestamp } from './core/sql.js';
+import { SignupBody, ApiKeyBody, Email } from './modules/accounts/schemas.js';
+import { OrganizationCreate } from './modules/organizations/schemas.js';
+import {
+  createUser, createResetTag, findUserByEmail, issueCredential, resetLink, INVITATION_DAYS,
+} from './modules/accounts/service.js';
+import { createOrganization } from './modules/organizations/service.js';
+import { adjustCredits } from './modules/credits/service.js';
+import { enqueueMail } from './mail/outbox.js';
+
+const HELP = {
+  usage: 'npm run cli -- <command> [--flag value ...]   (or: node dist/cli.js <command> ...)',
+  output: 'JSON on stdout; on failure JSON {"error": …} on stderr and exit status 1 (refused) or 2 (bad usage or configuration).',
+  database: 'The same database as the server: DATABASE_URL (PostgreSQL), or the embedded PGlite database under DATA_DIR (default ./data). '
+    + 'The embedded database admits one process at a time: stop the server before using the CLI on it. '
+    + 'Pending migrations are applied first.',
+  commands: {
+    'create-user': {
+      flags: '--email <email> --password <password> [--first-name <name>] [--last-name <name>]',
+      does: 'Creates an account that can sign in. Prints {sid, email, first_name, last_name}.',
+    },
+    'create-organization': {
+      flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
+      does: 'Creates an organization with that account as its Admin. An email without an account gets one without a password '
+        + 'and an invitation (sent by the server\'s mail worker) to choose one. Credits default to INITIAL_CREDITS.',
+    },
+    credits: {
+      flags: '--organization <sid> (--set <amount> | --add <amount>)',
+      does: 'Sets or adds to an organization\'s credits (exact decimals like 25.00; --add may be negative) and records it in the '
+        + 'credit ledger, in one transaction. Credits never go below zero.',
+    },
+    'create-api-key': {
+      flags: '--email <email> --name <name>',
+      does: 'Creates an API key for the account and prints it, once: {sid, name, key, date_created, user}. '
+        + 'Send it as "Authorization: Bearer <key>".',
+    },
+    openapi: { flags: '', does: 'Prints the OpenAPI document of the API (needs no database).' },
+    help: { flags: '', does: 'Prints this help.' },
+  },
+};
+
+/** A refusal the CLI reports: exit status 1 (or 2 for bad usage). */
+class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1, readonly fields?: Record<string, string[]>) {
+    super(message);
+  }
+}
+
+const usage = (message: string) => new CliError(message, 2);
+
+type Flags = Record<string, string>;
+
+/** `--name value` and `--name=value` flags; anything else is a usage error. */
+function parseFlags(args: string[], allowed: string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const match = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match) throw usage(`unexpected argument "${arg}"; flags look like --name value`);
+    const [, name, inline] = match;
+    if (!allowed.includes(name)) throw usage(`unknown flag --${name}; this command takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}`);
+    if (name in flags) throw usage(`--${name} is given twice`);
+    let value = inline;
+    if (value === undefined) {
+      value = args[i + 1];
+      if (value === undefined || value.startsWith('--')) throw usage(`--${name} needs a value`);
+      i += 1;
+    }
+    flags[name] = value;
+  }
+  return flags;
+}
+
+function required(flags: Flags, ...names: string[]) {
+  const missing = names.filter((n) => flags[n] === undefined);
+  if (missing.length) throw usage(`missing ${missing.map((n) => `--${n}`).join(', ')}`);
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: false, strict: false });
+addFormats.default(ajv);
+
+/** Validates input with the API's own request schema: the CLI refuses what the API refuses. */
+function validate(schema: TSchema, value: unknown, names: Record<string, string> = {}) {
+  const check = ajv.compile(schema);
+  if (check(value)) return;
+  const fields = validationBody(check.errors as never, 'body');
+  const shown = Object.fromEntries(Object.entries(fields).map(([field, messages]) => [`--${names[field] ?? field.replace(/_/g, '-')}`, messages]));
+  throw new CliError('invalid input', 2, shown);
+}
+
+// An amount of money: at most 12 digits before the point and 2 after; --add may be negative.
+const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
+const SIGNED_AMOUNT = /^[+-]?\d{1,12}(\.\d{1,2})?$/;
+
+/** The SQLSTATE of a database error, wherever the driver wrapped it. */
+function sqlState(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** The public base URL for links in mail sent on the CLI's behalf. */
+function baseUrl(config: Config): string {
+  return config.publicUrl ?? `http://${config.host}:${config.port}`;
+}
+
+/**
+ * A command: its flags, a check of its input that needs no database (so bad usage fails
+ * fast), and the work, given the database.
+ */
+interface Command<I> {
+  flags: string[];
+  check(flags: Flags, config: Config): I;
+  run(db: Db, input: I, config: Config): Promise<unknown>;
+}
+
+const createUserCommand: Command<{ email: string; password: string; first_name: string; last_name: string }> = {
+  flags: ['email', 'password', 'first-name', 'last-name'],
+  check(flags) {
+    required(flags, 'email', 'password');
+    const input = { email: flags.email, password: flags.password, first_name: flags['first-name'] ?? '', last_name: flags['last-name'] ?? '' };
+    validate(SignupBody, input);
+    return input;
+  },
+  run: (db, input) => db.transaction((tx) => createUser(tx, input)),
+};
+
+const createOrganizationCommand: Command<{ name: string; description?: string; email: string; credits: string }> = {
+  flags: ['name', 'admin-email', 'description', 'credits'],
+  check(flags, config) {
+    required(flags, 'name', 'admin-email');
+    validate(OrganizationCreate, { name: flags.name, ...(flags.description !== undefined ? { description: flags.description } : {}) });
+    validate(Email, flags['admin-email'], { non_field_errors: 'admin-email' });
+    const credits = flags.credits ?? config.initialCredits;
+    if (!AMOUNT.test(credits)) throw new CliError('invalid input', 2, { '--credits': ['Enter an amount like 100.00 (at most 2 decimals, not negative).'] });
+    return { name: flags.name, description: flags.description, email: flags['admin-email'], credits };
+  },
+  run: (db, input, config) => db.transaction(async (tx) => {
+    let user = await findUserByEmail(tx, input.email);
+    if (!user) {
+      await createUser(tx, { email: input.email, password: null });
+      user = (await findUserByEmail(tx, input.email))!;
+    }
+    const sid = await createOrganization(tx, {
+      name: input.name,
+      description: input.description,
+      credits: input.credits,
+      admin: { sid: user.sid, email: user.email, firstName: user.firstName, lastName: user.lastName },
+    });
+    const invite = !user.passwordHash;
+    if (invite) {
+      // Queued in this transaction; the server's mail worker sends it.
+      const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
+      await enqueueMail(tx, {
+        to: user.email,
+        subject: `You are invited to ${input.name} on the Records Service`,
+        body: `Hello,\n\nYou are the administrator of ${input.name} on the Records Service.\n`
+          + `Choose your password within ${INVITATION_DAYS} days by sending it to:\n\n  POST ${resetLink(baseUrl(config), tag)}\n  {"password": "<your password>"}\n\n`
+          + `Then sign in with POST ${baseUrl(config)}/accounts/auth/ {"username": "${user.email}", "password": "…"}.\n`,
+      });
+    }
+    const [org] = await tx.select({ sid: organizations.sid, name: organizations.name, description: organizations.description, credits: organizations.credits })
+      .from(organizations).where(eq(organizations.sid, sid));
+    return {
+      sid: org.sid,
+      name: org.name,
+      description: org.description,
+      credits: formatMoney(org.credits),
+      admin: { sid: user.sid, email: user.email, first_name: user.firstName, last_name: user.lastName },
+      invitation_sent: invite,
+    };
+  }),
+};
+
+const creditsCommand: Command<{ orgSid: string; mode: 'set' | 'add'; amount: string }> = {
+  flags: ['organization', 'set', 'add'],
+  check(flags) {
+    required(flags, 'organization');
+    if ((flags.set === undefined) === (flags.add === undefined)) throw usage('give exactly one of --set <amount> and --add <amount>');
+    const mode = flags.set !== undefined ? 'set' : 'add';
+    const given = flags.set ?? flags.add;
+    if (!(mode === 'set' ? AMOUNT : SIGNED_AMOUNT).test(given)) {
+      throw new CliError('invalid input', 2, {
+        [`--${mode}`]: [mode === 'set' ? 'Enter an amount like 100.00 (at most 2 decimals, not negative).' : 'Enter an amount like 25.00 or -5.50 (at most 2 decimals).'],
+      });
+    }
+    if (!isSid(flags.organization)) throw new CliError(`no organization with sid ${flags.organization}`);
+    return { orgSid: flags.organization, mode, amount: given.replace(/^\+/, '') };
+  },
+  async run(db, { orgSid, mode, amount }) {
+    const [before] = await query<{ credits: string; name: string }>(db, sql`SELECT credits, name FROM organizations WHERE sid = ${orgSid}`);
+    if (!before) throw new CliError(`no organization with sid ${orgSid}`);
+    let balance: string | undefined;
+    try {
+      balance = await adjustCredits(db, orgSid, mode, amount);
+    } catch (err) {
+      const state = sqlState(err);
+      if (state === '23514') throw new CliError(`credits cannot go below zero (the balance is ${formatMoney(before.credits)})`);
+      if (state === '22003') throw new CliError('the balance would exceed 999999999999.99');
+      throw err;
+    }
+    if (balance === undefined) throw new CliError(`no organization with sid ${orgSid}`);
+    return { sid: orgSid, name: before.name, credits: formatMoney(balance), balance };
+  },
+};
+
+const createApiKeyCommand: Command<{ email: string; name: string }> = {
+  flags: ['email', 'name'],
+  check(flags) {
+    required(flags, 'email', 'name');
+    validate(ApiKeyBody, { name: flags.name });
+    return { email: flags.email, name: flags.name };
+  },
+  async run(db, input) {
+    const user = await findUserByEmail(db, input.email);
+    if (!user) throw new CliError(`no account with email ${input.email}`);
+    const { secret, row } = await issueCredential(db, user.sid, 'apikey', input.name);
+    const [created] = await db.select({ date_created: isoTimestamp(credentials.dateCreated) }).from(credentials).where(eq(credentials.sid, row.sid));
+    return { sid: row.sid, name: row.name, key: secret, date_created: created.date_created, user: { sid: user.sid, email: user.email } };
+  },
+};
+
+/** The OpenAPI document, from the same buildApp as the server, without a database. */
+async function openapi(config: Config) {
+  const { buildApp } = await import('./app.js');
+  const noDatabase = new Proxy({}, { get: () => { throw new Error('the openapi command does not use the database'); } });
+  const database: Database = {
+    kind: 'pglite', db: noDatabase as Db, pool: null, migrate: async () => {}, close: async () => {},
+  };
+  const { app } = await buildApp({ config: { ...config, databaseUrl: null, logLevel: 'silent' }, database, workers: false });
+  try {
+    await app.ready();
+    return app.swagger();
+  } finally {
+    await app.close();
+  }
+}
+
+const COMMANDS: Record<string, Command<any>> = {
+  'create-user': createUserCommand,
+  'create-organization': createOrganizationCommand,
+  credits: creditsCommand,
+  'create-api-key': createApiKeyCommand,
+};
+
+async function main(argv: string[]): Promise<unknown> {
+  const [name = 'help', ...rest] = argv;
+  if (['help', '--help', '-h'].includes(name)) return HELP;
+  if (name !== 'openapi' && !(name in COMMANDS)) throw usage(`unknown command "${name}"; try: npm run cli -- help`);
+  const flags = parseFlags(rest, name === 'openapi' ? [] : COMMANDS[name].flags);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2);
+    throw err;
+  }
+  if (name === 'openapi') return openapi(config);
+
+  const command = COMMANDS[name];
+  const input = command.check(flags, config);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    await database.migrate();
+    return await command.run(database.db, input, config);
+  } finally {
+    await database.close();
+  }
+}
+
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+main(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  },
+  (err: unknown) => {
+    let body: Record<string, unknown>;
+    let code = 1;
+    if (err instanceof CliError) {
+      body = { error: err.message, ...(err.fields ? { fields: err.fields } : {}) };
+      code = err.exitCode;
+    } else if (err instanceof ApiError) {
+      // A service refused (a taken email …): its field errors or detail.
+      body = typeof err.body === 'string' ? { error: err.body }
+        : 'detail' in err.body ? { error: err.body.detail }
+          : { error: 'invalid input', fields: Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`--${k.replace(/_/g, '-')}`, v])) };
+    } else {
+      body = { error: (err as Error)?.message ?? String(err) };
+    }
+    process.stderr.write(`${JSON.stringify(body)}\n`);
+    process.exitCode = code;
+  },
+);
