@@ -27,6 +27,9 @@ import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
+import { registerWorkflows } from './modules/workflows/routes.js';
+import { registerSteps } from './modules/steps/routes.js';
+import { registerExecutions } from './modules/executions/routes.js';
 import { registerNotifications } from './modules/notifications/routes.js';
 
 export interface BuildOptions {
@@ -140,6 +143,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerCells(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
+  registerWorkflows(app, ctx);
+  registerSteps(app, ctx);
+  registerExecutions(app, ctx);
   registerNotifications(app, ctx);
 
   const digest = new DigestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });

@@ -60,6 +60,25 @@ export const permissions = {
     read: readsProject,
     change: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
   },
+  /** Workflows (spec: GET Admin and Member; POST, PATCH, DELETE Admin, so only an Admin triggers one). */
+  workflow: {
+    read: isActive,
+    change: isAdmin,
+    trigger: isAdmin,
+  },
+  /** Steps (spec: GET Admin and Member; POST, PATCH, DELETE Admin). */
+  step: {
+    read: isActive,
+    change: isAdmin,
+  },
+  /**
+   * Executions of workflows: read like their rows (an Admin every one, others those of
+   * rows of their projects); continued (variables, events) by whoever may trigger the workflow.
+   */
+  execution: {
+    read: readsProject,
+    continue: isAdmin,
+  },
   /** The credit ledger: Admins. */
   credits: {
     read: isAdmin,

@@ -203,6 +203,8 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
     description?: string;
     query?: PQ;
     body: PB;
+    /** The response schema (default: the detail shape). */
+    response?: TSchema;
     handler: (actor: Actor, sid: string, body: Static<PB>, query: Static<ReturnType<typeof Type.Object<PQ>>>, request: FastifyRequest) => Promise<unknown>;
   };
   delete?: {
@@ -272,7 +274,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         params: detailParams,
         querystring: Type.Object(patch.query ?? {}),
         body: patch.body,
-        response: { 200: def.shape, ...ErrorResponses, ...preconditions },
+        response: { 200: patch.response ?? def.shape, ...ErrorResponses, ...preconditions },
       },
       handler: async (request, reply) => {
         const actor = actorOf(request);

@@ -12,6 +12,13 @@ export const Money = Type.String({ description: 'formatted currency amount', exa
 /** {sid, name}: how one record refers to another. */
 export const Ref = Type.Object({ sid: Sid, name: Type.String() });
 
+/** `schema` or null. */
+export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description ? { description } : {});
+
+/** A JSON object of any content. */
+export const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+
 /** A text field of a request body, at most `max` characters. */
 export const Text = (max = 255, options: { minLength?: number; description?: string } = {}) =>
   Type.String({ maxLength: max, ...options });

@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { notifications } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
+import { errors } from '../../core/errors.js';
 import { enqueueMail } from '../../mail/outbox.js';
 
 /** The PostgreSQL channel of live notification events (see live.ts). */
@@ -13,12 +14,15 @@ const MAX_PAYLOAD_BYTES = 7_500;
 
 export interface NotificationInput {
   organizationSid: string;
+  /** The sender's personnel sid (null: the service itself). */
   senderSid: string | null;
+  /** Personnel sids of the organization. */
   recipientSids: string[];
   name: string;
   body: string;
   rows?: { sid: string; name: string }[];
   parentSid?: string | null;
+  /** Email every recipient, whatever their should_receive_notification_email. */
   shouldEmail?: boolean;
 }
 
@@ -42,21 +46,24 @@ const NAME = sql`coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), 
  * caller's transaction `tx`: queues an email for each recipient whose
  * should_receive_notification_email is on, or for every recipient when `shouldEmail`;
  * and emits the live event with pg_notify, which listeners hear only after commit (on
- * PGlite too). Recipients who are not active personnel of the organization are skipped;
- * a sender must be personnel of it. Returns the sids of the notifications created, in
- * the order of `recipientSids`.
+ * PGlite too). No recipient, or one that is not personnel of the organization: 400 on
+ * `to`. Personnel who are no longer active members (archived, past date_end) are
+ * skipped. A sender must be personnel of the organization. Returns the sids of the
+ * notifications created, in the order of `recipientSids`.
  */
 export async function sendNotifications(tx: Db, input: NotificationInput): Promise<string[]> {
   const wanted = [...new Set(input.recipientSids)];
-  if (!wanted.length) return [];
+  if (!wanted.length) throw errors.field('to', 'Name at least one recipient.');
   const org = input.organizationSid;
-  const found = await query<Recipient>(tx, sql`
-    SELECT p.sid, p.user_sid, p.email, ${NAME} AS name, p.should_receive_notification_email AS wants_email
+  const found = await query<Recipient & { active: boolean }>(tx, sql`
+    SELECT p.sid, p.user_sid, p.email, ${NAME} AS name, p.should_receive_notification_email AS wants_email,
+           (NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)) AS active
       FROM personnel p
-     WHERE p.organization_sid = ${org} AND p.sid IN (${sql.join(wanted.map((s) => sql`${s}`), sql`, `)})
-       AND NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)`);
+     WHERE p.organization_sid = ${org} AND p.sid IN (${sql.join(wanted.map((s) => sql`${s}`), sql`, `)})`);
   const bySid = new Map(found.map((r) => [r.sid, r]));
-  const recipients = wanted.map((s) => bySid.get(s)).filter((r): r is Recipient => r !== undefined);
+  const unknown = wanted.filter((s) => !bySid.has(s));
+  if (unknown.length) throw errors.field('to', `Not personnel of this organization: ${unknown.join(', ')}.`);
+  const recipients = wanted.map((s) => bySid.get(s)!).filter((r) => r.active);
   if (!recipients.length) return [];
 
   let from: { sid: string; name: string } | null = null;
@@ -84,7 +91,7 @@ export async function sendNotifications(tx: Db, input: NotificationInput): Promi
 
   await enqueueMail(tx, created.filter((c) => c.email).map((c) => ({
     to: c.recipient.email,
-    subject: `[${organization}] ${input.name}`,
+    subject: input.name,
     body: mailBody(organization, from, input, c.sid),
   })));
 

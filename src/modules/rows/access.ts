@@ -23,8 +23,11 @@ export interface RowAccess {
   projectRole: ProjectRole | null;
 }
 
-/** The row `rowSid` with the caller's organization role and project role; undefined when there is no such row. */
-export async function loadRowAccess(db: Db, actor: Actor, rowSid: string, options: { lock?: boolean } = {}): Promise<RowAccess | undefined> {
+/**
+ * The row `rowSid` with the caller's organization role and project role; undefined when there is no such row.
+ * With `lock`, the row is locked (FOR UPDATE) until the caller's transaction ends.
+ */
+export async function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSid: string, options: { lock?: boolean } = {}): Promise<RowAccess | undefined> {
   if (!isSid(rowSid)) return undefined;
   const [r] = await query<RowRef & {
     organization_name: string; personnel_sid: string | null; is_administrator: boolean | null;

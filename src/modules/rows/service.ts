@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/client.js';
 import type { Actor } from '../../core/auth.js';
 import type { Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
@@ -78,31 +79,42 @@ export async function changeRow(ctx: AppContext, actor: Actor, sid: string, chan
   if (wantsState && !permissions.row.changeState(membership, projectRole)) throw errors.forbidden();
   if (wantsFields && !permissions.row.change(membership, projectRole)) throw errors.forbidden();
 
-  await ctx.db.transaction(async (tx) => {
-    const locked = await loadRowAccess(tx, actor, sid, { lock: true });
-    const current = locked!.row;
-    const [full] = await tx.select({ name: rows.name, description: rows.description }).from(rows).where(eq(rows.sid, sid));
-    const archivedAfter = changes.is_archived ?? current.is_archived;
-    if (current.is_archived && archivedAfter && (wantsFields || changes.is_locked !== undefined)) {
-      throw errors.badRequest('The row is archived; unarchive it before changing it.');
-    }
-    if (current.is_locked && (changes.is_locked ?? true) && wantsFields) {
-      throw errors.badRequest('The row is locked; unlock it before changing its name or description.');
-    }
-    const messages: string[] = [];
-    const set: Partial<typeof rows.$inferInsert> = {};
-    if (changes.name !== undefined && changes.name !== full.name) { set.name = changes.name; messages.push('Renamed the row'); }
-    if (changes.description !== undefined && changes.description !== full.description) { set.description = changes.description; messages.push('Changed the description'); }
-    for (const flag of ['is_locked', 'is_archived'] as const) {
-      const value = changes[flag];
-      if (value !== undefined && value !== current[flag]) {
-        set[flag === 'is_locked' ? 'isLocked' : 'isArchived'] = value;
-        messages.push(STATE_MESSAGES[flag][Number(value)]);
-      }
-    }
-    if (!messages.length) return;
-    await tx.update(rows).set({ ...set, dateUpdated: sql`now()` }).where(eq(rows.sid, sid));
-    await appendVersion(tx, sid, actor.userSid, messages.join('; '));
-  });
+  await ctx.db.transaction((tx) => applyRowChanges(tx, actor.userSid, sid, changes));
   return { row: (await findRow(ctx.db, sid, membership.personnelSid))!, membership };
+}
+
+/**
+ * Applies `changes` to row `sid` in the caller's transaction, under the row's lock, with
+ * the row rules of changeRow (400 for an archived row, or a locked row's name and
+ * description) and one version for the whole change, recorded for `userSid`. Returns
+ * what changed ([] when nothing did: no version). Permissions are the caller's business.
+ */
+export async function applyRowChanges(tx: Db, userSid: string, sid: string, changes: RowChanges, via?: string): Promise<string[]> {
+  const wantsFields = changes.name !== undefined || changes.description !== undefined;
+  const locked = await loadRowAccess(tx, { userSid }, sid, { lock: true });
+  if (!locked) throw errors.notFound();
+  const current = locked.row;
+  const [full] = await tx.select({ name: rows.name, description: rows.description }).from(rows).where(eq(rows.sid, sid));
+  const archivedAfter = changes.is_archived ?? current.is_archived;
+  if (current.is_archived && archivedAfter && (wantsFields || changes.is_locked !== undefined)) {
+    throw errors.badRequest('The row is archived; unarchive it before changing it.');
+  }
+  if (current.is_locked && (changes.is_locked ?? true) && wantsFields) {
+    throw errors.badRequest('The row is locked; unlock it before changing its name or description.');
+  }
+  const messages: string[] = [];
+  const set: Partial<typeof rows.$inferInsert> = {};
+  if (changes.name !== undefined && changes.name !== full.name) { set.name = changes.name; messages.push('Renamed the row'); }
+  if (changes.description !== undefined && changes.description !== full.description) { set.description = changes.description; messages.push('Changed the description'); }
+  for (const flag of ['is_locked', 'is_archived'] as const) {
+    const value = changes[flag];
+    if (value !== undefined && value !== current[flag]) {
+      set[flag === 'is_locked' ? 'isLocked' : 'isArchived'] = value;
+      messages.push(STATE_MESSAGES[flag][Number(value)]);
+    }
+  }
+  if (!messages.length) return messages;
+  await tx.update(rows).set({ ...set, dateUpdated: sql`now()` }).where(eq(rows.sid, sid));
+  await appendVersion(tx, sid, userSid, `${messages.join('; ')}${via ? ` (${via})` : ''}`);
+  return messages;
 }

@@ -1,0 +1,152 @@
+// Writing one cell inside the caller's transaction: the row's lock and rules (spec: States,
+// rules about cells), the credit debit, the row's version and the mentions it notifies. The cell endpoints and the
+// workflow engine's set_cell step both write cells through these functions.
+import { and, eq, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { errors } from '../../core/errors.js';
+import { isSid, newSid } from '../../core/ids.js';
+import { cells, columns, widgets } from '../../db/schema.js';
+import { loadRowAccess } from '../rows/access.js';
+import { appendVersion } from '../versions/append.js';
+import { debitCredits } from '../credits/service.js';
+import { notifyMentions } from '../notifications/mentions.js';
+import type { RowRef } from '../rows/access.js';
+
+/** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
+export const cellMessages = {
+  missingRow: 'Error: Missing row__sid in the post link.',
+  rowNotInOrganization: (row: string, org: string) => `Error: The row (${row}) does not belong to the organization (${org})`,
+  noCredits: (contact: string, onPost: boolean) => `${onPost ? 'Error: ' : ''}Your organization does not have enough credits, contact ${contact}!`,
+  archived: (row: string, onPost: boolean) => `${onPost ? 'Error: ' : ''}The row (${row}) is archived; its cells cannot be ${onPost ? 'created' : 'changed'}.`,
+  locked: (row: string, onPost: boolean) => `${onPost ? 'Error: ' : ''}The row (${row}) is locked; only a widget that may be added at the read-only stage can ${onPost ? 'be added' : 'change'}.`,
+};
+
+/** A column as a cell write needs it: its widget, the widget's price and whether it may be added to a locked row. */
+export interface CellColumn {
+  sid: string;
+  name: string;
+  widgetSid: string;
+  price: string;
+  addable: boolean;
+}
+
+/** One cell write: where, what, by whom, and how its refusals are worded. */
+export interface CellWrite {
+  organizationSid: string;
+  rowSid: string;
+  column: CellColumn;
+  data: string;
+  /** The user the cell, the ledger entry and the version are recorded for. */
+  userSid: string;
+  salesContact: string;
+  /** The POST wording of the spec's 406 messages ("Error: " prefix); otherwise PATCH's. */
+  onPost: boolean;
+  /** Said after the version's activity message and the debit's reason, e.g. 'workflow "Review", step 2'. */
+  via?: string;
+}
+
+/**
+ * The column of table `tableSid` with sid `column` (or, with `byName`, else the first
+ * column by order with that name) and its widget; undefined when the table has no such column.
+ */
+export async function findColumnOfTable(db: Db, tableSid: string, column: string, options: { byName?: boolean } = {}): Promise<CellColumn | undefined> {
+  const bySid = isSid(column) ? eq(columns.sid, column) : undefined;
+  const match = options.byName ? or(bySid, eq(columns.name, column)) : bySid;
+  if (!match) return undefined;
+  const [found] = await db.select({
+    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
+  }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
+    .where(and(eq(columns.tableSid, tableSid), match))
+    // a sid match before a name match, then the first column by order
+    .orderBy(sql`${columns.sid} <> ${column}`, columns.order, columns.sid)
+    .limit(1);
+  return found;
+}
+
+/** Refuses a write the row's state does not allow (spec: rules about cells). */
+function checkRowState(row: { sid: string; is_locked: boolean; is_archived: boolean }, addableAtReadonly: boolean, onPost: boolean) {
+  if (row.is_archived) throw errors.notAcceptable(cellMessages.archived(row.sid, onPost));
+  if (row.is_locked && !addableAtReadonly) throw errors.notAcceptable(cellMessages.locked(row.sid, onPost));
+}
+
+/** Locks the write's row for the rest of the transaction and checks its state; returns the row. */
+async function lockRowFor(tx: Db, w: CellWrite): Promise<RowRef> {
+  const access = await loadRowAccess(tx, { userSid: w.userSid }, w.rowSid, { lock: true });
+  if (!access) throw errors.notFound();
+  checkRowState(access.row, w.column.addable, w.onPost);
+  return access.row;
+}
+
+/** Notifies the members the new data mentions and the old did not (docs/notifications.md, Mentions). */
+function mentions(tx: Db, w: CellWrite, row: RowRef, before: string) {
+  return notifyMentions(tx, {
+    organizationSid: w.organizationSid, row, columnName: w.column.name, authorUserSid: w.userSid, before, after: w.data,
+  });
+}
+
+const suffix = (w: CellWrite) => (w.via ? ` (${w.via})` : '');
+
+async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'changed') {
+  const paid = await debitCredits(tx, {
+    organizationSid: w.organizationSid, amount: w.column.price, reason: `cell ${what} in column ${w.column.name}${suffix(w)}`,
+    cellSid, rowSid: w.rowSid, userSid: w.userSid,
+  });
+  if (!paid) throw errors.notAcceptable(cellMessages.noCredits(w.salesContact, w.onPost));
+}
+
+/** Inserts the cell of a locked row, debits its price, appends the version and notifies mentions; returns its sid. */
+async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> {
+  const sid = newSid();
+  await tx.insert(cells).values({
+    sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
+    createdBy: w.userSid, updatedBy: w.userSid,
+  });
+  await debit(tx, w, sid, 'created');
+  await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
+  await mentions(tx, w, row, '');
+  return sid;
+}
+
+/** Changes the cell of a locked row; the same data again changes nothing and costs nothing. Whether it changed. */
+async function updateLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string): Promise<boolean> {
+  const [current] = await tx.select({ data: cells.data }).from(cells).where(eq(cells.sid, cellSid));
+  if (current.data === w.data) return false;
+  await tx.update(cells).set({ data: w.data, updatedBy: w.userSid, dateUpdated: sql`now()` }).where(eq(cells.sid, cellSid));
+  await debit(tx, w, cellSid, 'changed');
+  await appendVersion(tx, w.rowSid, w.userSid, `Changed the cell of ${w.column.name}${suffix(w)}`);
+  await mentions(tx, w, row, current.data);
+  return true;
+}
+
+async function existingCell(tx: Db, w: CellWrite): Promise<string | undefined> {
+  const [found] = await tx.select({ sid: cells.sid }).from(cells).where(and(eq(cells.rowSid, w.rowSid), eq(cells.columnSid, w.column.sid)));
+  return found?.sid;
+}
+
+/**
+ * Creates the row's cell in the column, in the caller's transaction: 406 when the row's
+ * state or the credits refuse it, 400 on `column` when the row already has that cell.
+ */
+export async function insertCell(tx: Db, w: CellWrite): Promise<string> {
+  const row = await lockRowFor(tx, w);
+  const existing = await existingCell(tx, w);
+  if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
+  return insertLocked(tx, w, row);
+}
+
+/** Changes cell `cellSid` (of the write's row and column), in the caller's transaction. Whether it changed. */
+export async function updateCell(tx: Db, w: CellWrite, cellSid: string): Promise<boolean> {
+  const row = await lockRowFor(tx, w);
+  return updateLocked(tx, w, row, cellSid);
+}
+
+/**
+ * Sets the row's cell in the column, creating it when the row has none yet, in the
+ * caller's transaction (the workflow engine's set_cell step).
+ */
+export async function putCell(tx: Db, w: CellWrite): Promise<{ sid: string; created: boolean; changed: boolean }> {
+  const row = await lockRowFor(tx, w);
+  const existing = await existingCell(tx, w);
+  if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, w, row, existing) };
+  return { sid: await insertLocked(tx, w, row), created: true, changed: true };
+}

@@ -1,0 +1,59 @@
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.js';
+import { tables, users, workflows } from '../../db/schema.js';
+import { isoTimestamp } from '../../core/sql.js';
+import { userName } from '../executions/repository.js';
+
+const creator = alias(users, 'creator');
+
+const fields = {
+  sid: workflows.sid,
+  organization_sid: workflows.organizationSid,
+  name: workflows.name,
+  description: workflows.description,
+  parent: workflows.parent,
+  table_sid: workflows.tableSid,
+  table: sql<{ sid: string; name: string } | null>`CASE WHEN ${tables.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${tables.sid}, 'name', ${tables.name}) END`,
+  is_archived: workflows.isArchived,
+  created_by: userName(creator),
+  date_created: isoTimestamp(workflows.dateCreated),
+  date_updated: isoTimestamp(workflows.dateUpdated),
+};
+
+export interface WorkflowRecord {
+  sid: string; organization_sid: string; name: string; description: string; parent: number | null;
+  table_sid: string | null; table: { sid: string; name: string } | null; is_archived: boolean; created_by: string;
+  date_created: string; date_updated: string;
+}
+
+function select(db: Db) {
+  return db.select(fields).from(workflows)
+    .leftJoin(tables, eq(tables.sid, workflows.tableSid))
+    .leftJoin(creator, eq(creator.sid, workflows.createdBy));
+}
+
+function where(orgSid: string, tableSid?: string): SQL {
+  return and(eq(workflows.organizationSid, orgSid), tableSid ? eq(workflows.tableSid, tableSid) : undefined)!;
+}
+
+export async function countWorkflows(db: Db, orgSid: string, tableSid?: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(workflows).where(where(orgSid, tableSid));
+  return row.n;
+}
+
+/** A page of an organization's workflows (or those specific to one table), oldest first. */
+export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number): Promise<WorkflowRecord[]> {
+  return select(db).where(where(orgSid, tableSid)).orderBy(workflows.dateCreated, workflows.sid).limit(limit).offset(offset);
+}
+
+export async function findWorkflow(db: Db, sid: string): Promise<WorkflowRecord | undefined> {
+  const [row] = await select(db).where(eq(workflows.sid, sid));
+  return row;
+}
+
+/** The workflow `sid` if it belongs to organization `orgSid`. */
+export async function findWorkflowInOrganization(db: Db, orgSid: string, sid: string): Promise<WorkflowRecord | undefined> {
+  const [row] = await select(db).where(and(eq(workflows.sid, sid), eq(workflows.organizationSid, orgSid)));
+  return row;
+}
