@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DB_KIND, INITIAL_CREDITS, PROJECT_ROOT, SALES_CONTACT, TEST_DATABASE_URL } from './env.ts';
+import { DATA_DIR, DB_KIND, INITIAL_CREDITS, PROJECT_ROOT, SALES_CONTACT, TEST_DATABASE_URL } from './env.ts';
 
 /** Service variables never inherited from the caller's environment: a server gets only what it is given. */
 export const SERVICE_VARIABLES = [
@@ -23,7 +23,10 @@ export interface ServerOptions {
    * folder) an extra server cannot share the run's database and gets a fresh folder.
    */
   databaseUrl?: string | null;
-  /** DATA_DIR; default a fresh temporary folder, removed by stop(). */
+  /**
+   * DATA_DIR; default: the run's DATA_DIR on the run's PostgreSQL database (so mail any
+   * process delivers lands where tests read it), else a fresh folder removed by stop().
+   */
   dataDir?: string;
   /** WORKERS (PostgreSQL only; PGlite always runs one process). Default 1. */
   workers?: number;
@@ -177,7 +180,9 @@ async function launch(options: ServerOptions): Promise<RunningServer> {
     return dir;
   };
   const databaseUrl = options.databaseUrl !== undefined ? options.databaseUrl : DB_KIND === 'postgres' ? TEST_DATABASE_URL : null;
-  const dataDir = options.dataDir ?? path.join(scratch(), 'data');
+  // On the run's own PostgreSQL database, share the run's DATA_DIR too: any process of a
+  // database may deliver its queued mail, and tests look for the .eml files there.
+  const dataDir = options.dataDir ?? (databaseUrl && databaseUrl === TEST_DATABASE_URL ? DATA_DIR : path.join(scratch(), 'data'));
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = options.logFile ?? path.join(owned[0] ?? scratch(), 'server.log');
   const port = await freePort();

@@ -6,13 +6,9 @@ import assert from 'node:assert/strict';
 import { Api } from '../helpers/http.ts';
 import { MESSAGES, assertPage, expectDetail, expectForbidden, expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
 import { PATHS, newUser, paths, strongPassword, uniqueEmail } from '../helpers/factories.ts';
-import { DATA_DIR, DB_KIND } from '../helpers/env.ts';
+import { DB_KIND } from '../helpers/env.ts';
 import { startServer } from '../helpers/server.ts';
 import { readMail } from '../helpers/mail.ts';
-
-// On PostgreSQL every process of the database may deliver queued mail: give extra servers
-// the run's DATA_DIR so the .eml files land in one place.
-const sharedDataDir = DB_KIND === 'postgres' ? { dataDir: DATA_DIR } : {};
 
 describe('extra server processes', () => {
   test('a bad configuration stops the server at boot with a list of every problem', async () => {
@@ -30,7 +26,7 @@ describe('extra server processes', () => {
 
   test('SIGNUP_ENABLED=false: signup answers 403 and creates nothing; sign-in still works', async () => {
     const existing = await newUser('beforeclosing');
-    const server = await startServer({ env: { SIGNUP_ENABLED: 'false' }, ...sharedDataDir });
+    const server = await startServer({ env: { SIGNUP_ENABLED: 'false' } });
     try {
       const anon = new Api(null, 'token', server.baseUrl);
       const email = uniqueEmail('closed');
@@ -50,7 +46,7 @@ describe('extra server processes', () => {
 
   test('PUBLIC_URL is the base of next/previous links and of emailed links', async () => {
     const publicUrl = 'https://records.example.test';
-    const server = await startServer({ env: { PUBLIC_URL: publicUrl }, ...sharedDataDir });
+    const server = await startServer({ env: { PUBLIC_URL: publicUrl } });
     try {
       const anon = new Api(null, 'token', server.baseUrl);
       const email = uniqueEmail('public');
@@ -81,7 +77,7 @@ describe('extra server processes', () => {
 
   test('two server processes: on PostgreSQL they share accounts and sessions; PGlite servers keep their own', async () => {
     const user = await newUser('twoprocesses');
-    const server = await startServer({ workers: 2, ...sharedDataDir });
+    const server = await startServer({ workers: 2 });
     try {
       const there = user.api.at(server.baseUrl);
       if (DB_KIND === 'postgres') {

@@ -26,10 +26,13 @@ export async function createCell(
   const column = await findColumnOfTable(ctx.db, access.row.table_sid, body.column);
   if (!column) throw errors.field('column', "No column with this sid in the row's table.");
 
-  const sid = await ctx.db.transaction((tx) => insertCell(tx, {
-    organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: true,
-  }));
-  return (await findCell(ctx.db, sid, membership.personnelSid))!;
+  // The answer is read in the write's transaction: it shows this write, not a later one.
+  return ctx.db.transaction(async (tx) => {
+    const sid = await insertCell(tx, {
+      organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: true,
+    });
+    return (await findCell(tx, sid, membership.personnelSid))!;
+  });
 }
 
 /**
@@ -49,11 +52,15 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
   const { membership } = access;
   if (membership.role === 'alumni' || !permissions.cell.write(membership, access.projectRole)) throw errors.forbidden();
 
-  await ctx.db.transaction((tx) => updateCell(tx, {
-    organizationSid: membership.organizationSid, rowSid: found.row, column: found.column, data: body.data,
-    userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false,
-  }, sid));
-  return { cell: (await findCell(ctx.db, sid, membership.personnelSid))!, membership };
+  // The answer is read in the write's transaction: it shows this write, not a later one.
+  const cell = await ctx.db.transaction(async (tx) => {
+    await updateCell(tx, {
+      organizationSid: membership.organizationSid, rowSid: found.row, column: found.column, data: body.data,
+      userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false,
+    }, sid);
+    return (await findCell(tx, sid, membership.personnelSid))!;
+  });
+  return { cell, membership };
 }
 
 /** A cell as the caller sees it (406 "Wrong id" when it is not a cell of their organizations). */

@@ -79,8 +79,12 @@ export async function changeRow(ctx: AppContext, actor: Actor, sid: string, chan
   if (wantsState && !permissions.row.changeState(membership, projectRole)) throw errors.forbidden();
   if (wantsFields && !permissions.row.change(membership, projectRole)) throw errors.forbidden();
 
-  await ctx.db.transaction((tx) => applyRowChanges(tx, actor.userSid, sid, changes));
-  return { row: (await findRow(ctx.db, sid, membership.personnelSid))!, membership };
+  // The answer is read in the change's transaction: it shows this change, not a later one.
+  const row = await ctx.db.transaction(async (tx) => {
+    await applyRowChanges(tx, actor.userSid, sid, changes);
+    return (await findRow(tx, sid, membership.personnelSid))!;
+  });
+  return { row, membership };
 }
 
 /**
