@@ -5,7 +5,7 @@
 // processes (the harness's server, itself two workers, and one started here).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, DATA_DIR, DB_KIND, SALES_CONTACT } from '../helpers/env.ts';
+import { BASE_URL, DB_KIND, SALES_CONTACT } from '../helpers/env.ts';
 import { describeAnswer, type Answer, type Api } from '../helpers/http.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
@@ -20,8 +20,7 @@ let servers: string[] = [BASE_URL];
 
 before(async () => {
   if (DB_KIND === 'postgres') {
-    // The harness's DATA_DIR: mail this process's worker delivers lands where other tests read it.
-    second = await startServer({ dataDir: DATA_DIR });
+    second = await startServer();
     servers = [BASE_URL, second.baseUrl];
   }
 });
