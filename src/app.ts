@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
+import { DigestScheduler } from './jobs/digest.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
@@ -29,6 +30,7 @@ import { registerCredits } from './modules/credits/routes.js';
 import { registerWorkflows } from './modules/workflows/routes.js';
 import { registerSteps } from './modules/steps/routes.js';
 import { registerExecutions } from './modules/executions/routes.js';
+import { registerNotifications } from './modules/notifications/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -144,11 +146,17 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerWorkflows(app, ctx);
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
+  registerNotifications(app, ctx);
 
+  const digest = new DigestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
   if (options.workers !== false) {
-    app.addHook('onReady', async () => mail.start());
+    app.addHook('onReady', async () => {
+      mail.start();
+      digest.start();
+    });
   }
   app.addHook('onClose', async () => {
+    await digest.stop();
     await mail.stop();
     await locks.close();
   });

@@ -18,6 +18,7 @@ export interface Config {
   logLevel: string;
   bodyLimit: number;
   mailRetrySeconds: number;
+  digestCheckSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimit: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     mailRetrySeconds: int('MAIL_RETRY_SECONDS', 5, 1, 3600),
+    digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);

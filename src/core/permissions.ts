@@ -87,6 +87,21 @@ export const permissions = {
     read: isActive,
     change: isAdmin,
   },
+  /**
+   * Notifications (spec: every endpoint is open to "User": any active member of the
+   * organization). A notification is one recipient's copy: the recipient reads, marks
+   * and deletes it; its sender may read it; to anyone else it does not exist (404).
+   */
+  notification: {
+    list: isActive,
+    send: isActive,
+    /** The recipient reads their copy until they delete it; the sender reads what they sent. */
+    read: (viewerPersonnelSid: string, n: { recipient_sid: string; sender_sid: string | null; is_deleted: boolean }) =>
+      (n.recipient_sid === viewerPersonnelSid && !n.is_deleted) || n.sender_sid === viewerPersonnelSid,
+    /** PATCH (is_read) and DELETE: the recipient of this copy only. */
+    change: (viewerPersonnelSid: string, n: { recipient_sid: string; is_deleted?: boolean }) =>
+      n.recipient_sid === viewerPersonnelSid && !n.is_deleted,
+  },
   personnel: {
     list: isActive,
     create: isAdmin,

@@ -22,6 +22,8 @@ export interface Database {
   close(): Promise<void>;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and health checks. */
   pool: pg.Pool | null;
+  /** The embedded engine (PGlite only), for LISTEN/NOTIFY within the process. */
+  pglite?: PGlite | null;
 }
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -49,6 +51,7 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
       kind: 'postgres',
       db,
       pool,
+      pglite: null,
       async migrate() {
         const client = await pool.connect();
         try {
@@ -70,6 +73,7 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     kind: 'pglite',
     db,
     pool: null,
+    pglite: client,
     migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
     close: () => client.close(),
   };

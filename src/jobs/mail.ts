@@ -100,7 +100,20 @@ export class MailWorker {
     return claimed.length;
   }
 
+  /**
+   * Sends one claimed message. `attempts` is the fencing token: a claim that outlived its
+   * lease (a slow batch) may have been taken over by another process, which raised it;
+   * then this process neither sends nor records anything, so no message goes out twice.
+   */
   private async deliver(mail: Claimed) {
+    const fence = sql`id = ${mail.id} AND attempts = ${mail.attempts} AND status = 'pending'`;
+    try {
+      const held = await query<{ id: number }>(this.options.db, sql`
+        UPDATE mail_outbox SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}) WHERE ${fence} RETURNING id`);
+      if (!held.length) return;
+    } catch {
+      return; // the database is away: the lease runs out and the message is retried
+    }
     const message = { from: this.options.mailFrom, to: mail.to_address, subject: mail.subject, text: mail.body, messageId: `<outbox-${mail.id}@records-service>` };
     try {
       if (this.options.smtpUrl) {
@@ -113,7 +126,7 @@ export class MailWorker {
         await fs.writeFile(`${file}.tmp`, built.message as Buffer);
         await fs.rename(`${file}.tmp`, file);
       }
-      await this.options.db.execute(sql`UPDATE mail_outbox SET status = 'sent', date_sent = now(), last_error = NULL WHERE id = ${mail.id}`);
+      await this.options.db.execute(sql`UPDATE mail_outbox SET status = 'sent', date_sent = now(), last_error = NULL WHERE ${fence}`);
     } catch (err) {
       const e = err as { responseCode?: number; message?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;
@@ -122,7 +135,7 @@ export class MailWorker {
       await this.options.db.execute(sql`
         UPDATE mail_outbox SET status = ${permanent ? 'failed' : 'pending'}, last_error = ${String(e.message ?? err).slice(0, 1000)},
                next_attempt_at = now() + make_interval(secs => ${delay})
-         WHERE id = ${mail.id}`).catch(() => {});
+         WHERE ${fence}`).catch(() => {});
     }
   }
 }

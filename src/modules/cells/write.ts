@@ -1,5 +1,5 @@
 // Writing one cell inside the caller's transaction: the row's lock and rules (spec: States,
-// rules about cells), the credit debit and the row's version. The cell endpoints and the
+// rules about cells), the credit debit, the row's version and the mentions it notifies. The cell endpoints and the
 // workflow engine's set_cell step both write cells through these functions.
 import { and, eq, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
@@ -9,6 +9,8 @@ import { cells, columns, widgets } from '../../db/schema.js';
 import { loadRowAccess } from '../rows/access.js';
 import { appendVersion } from '../versions/append.js';
 import { debitCredits } from '../credits/service.js';
+import { notifyMentions } from '../notifications/mentions.js';
+import type { RowRef } from '../rows/access.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 export const cellMessages = {
@@ -67,11 +69,19 @@ function checkRowState(row: { sid: string; is_locked: boolean; is_archived: bool
   if (row.is_locked && !addableAtReadonly) throw errors.notAcceptable(cellMessages.locked(row.sid, onPost));
 }
 
-/** Locks the write's row for the rest of the transaction and checks its state. */
-async function lockRowFor(tx: Db, w: CellWrite): Promise<void> {
+/** Locks the write's row for the rest of the transaction and checks its state; returns the row. */
+async function lockRowFor(tx: Db, w: CellWrite): Promise<RowRef> {
   const access = await loadRowAccess(tx, { userSid: w.userSid }, w.rowSid, { lock: true });
   if (!access) throw errors.notFound();
   checkRowState(access.row, w.column.addable, w.onPost);
+  return access.row;
+}
+
+/** Notifies the members the new data mentions and the old did not (docs/notifications.md, Mentions). */
+function mentions(tx: Db, w: CellWrite, row: RowRef, before: string) {
+  return notifyMentions(tx, {
+    organizationSid: w.organizationSid, row, columnName: w.column.name, authorUserSid: w.userSid, before, after: w.data,
+  });
 }
 
 const suffix = (w: CellWrite) => (w.via ? ` (${w.via})` : '');
@@ -84,8 +94,8 @@ async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'c
   if (!paid) throw errors.notAcceptable(cellMessages.noCredits(w.salesContact, w.onPost));
 }
 
-/** Inserts the cell of a locked row, debits its price and appends the version; returns its sid. */
-async function insertLocked(tx: Db, w: CellWrite): Promise<string> {
+/** Inserts the cell of a locked row, debits its price, appends the version and notifies mentions; returns its sid. */
+async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> {
   const sid = newSid();
   await tx.insert(cells).values({
     sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
@@ -93,16 +103,18 @@ async function insertLocked(tx: Db, w: CellWrite): Promise<string> {
   });
   await debit(tx, w, sid, 'created');
   await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
+  await mentions(tx, w, row, '');
   return sid;
 }
 
 /** Changes the cell of a locked row; the same data again changes nothing and costs nothing. Whether it changed. */
-async function updateLocked(tx: Db, w: CellWrite, cellSid: string): Promise<boolean> {
+async function updateLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string): Promise<boolean> {
   const [current] = await tx.select({ data: cells.data }).from(cells).where(eq(cells.sid, cellSid));
   if (current.data === w.data) return false;
   await tx.update(cells).set({ data: w.data, updatedBy: w.userSid, dateUpdated: sql`now()` }).where(eq(cells.sid, cellSid));
   await debit(tx, w, cellSid, 'changed');
   await appendVersion(tx, w.rowSid, w.userSid, `Changed the cell of ${w.column.name}${suffix(w)}`);
+  await mentions(tx, w, row, current.data);
   return true;
 }
 
@@ -116,16 +128,16 @@ async function existingCell(tx: Db, w: CellWrite): Promise<string | undefined> {
  * state or the credits refuse it, 400 on `column` when the row already has that cell.
  */
 export async function insertCell(tx: Db, w: CellWrite): Promise<string> {
-  await lockRowFor(tx, w);
+  const row = await lockRowFor(tx, w);
   const existing = await existingCell(tx, w);
   if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
-  return insertLocked(tx, w);
+  return insertLocked(tx, w, row);
 }
 
 /** Changes cell `cellSid` (of the write's row and column), in the caller's transaction. Whether it changed. */
 export async function updateCell(tx: Db, w: CellWrite, cellSid: string): Promise<boolean> {
-  await lockRowFor(tx, w);
-  return updateLocked(tx, w, cellSid);
+  const row = await lockRowFor(tx, w);
+  return updateLocked(tx, w, row, cellSid);
 }
 
 /**
@@ -133,8 +145,8 @@ export async function updateCell(tx: Db, w: CellWrite, cellSid: string): Promise
  * caller's transaction (the workflow engine's set_cell step).
  */
 export async function putCell(tx: Db, w: CellWrite): Promise<{ sid: string; created: boolean; changed: boolean }> {
-  await lockRowFor(tx, w);
+  const row = await lockRowFor(tx, w);
   const existing = await existingCell(tx, w);
-  if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, w, existing) };
-  return { sid: await insertLocked(tx, w), created: true, changed: true };
+  if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, w, row, existing) };
+  return { sid: await insertLocked(tx, w, row), created: true, changed: true };
 }

@@ -1,0 +1,90 @@
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.js';
+import { notifications, personnel, users } from '../../db/schema.js';
+import { isoTimestamp } from '../../core/sql.js';
+
+const sender = alias(personnel, 'sender');
+const recipient = alias(personnel, 'recipient');
+const parent = alias(notifications, 'parent');
+const updater = alias(users, 'updater');
+
+/** A member's display name in SQL, as personnelName() builds it: first and last name, or the email. */
+function personnelNameSql(p: typeof sender): SQL<string> {
+  return sql<string>`coalesce(nullif(trim(${p.firstName} || ' ' || ${p.lastName}), ''), ${p.email})`;
+}
+
+const fields = {
+  sid: notifications.sid,
+  organization_sid: notifications.organizationSid,
+  name: notifications.name,
+  body: notifications.body,
+  rows: notifications.rows,
+  is_read: notifications.isRead,
+  is_deleted: notifications.isDeletedByRecipient,
+  recipient_sid: notifications.recipientSid,
+  recipient_user_sid: recipient.userSid,
+  sender_sid: notifications.senderSid,
+  sender_user_sid: sender.userSid,
+  sender_name: sql<string | null>`CASE WHEN ${sender.sid} IS NULL THEN NULL ELSE ${personnelNameSql(sender)} END`,
+  parent_sid: parent.sid,
+  parent_name: parent.name,
+  updated_by: sql<string | null>`CASE WHEN ${updater.sid} IS NULL THEN NULL ELSE coalesce(nullif(trim(${updater.firstName} || ' ' || ${updater.lastName}), ''), ${updater.email}) END`,
+  date_created: isoTimestamp(notifications.dateCreated),
+  date_updated: isoTimestamp(notifications.dateUpdated),
+};
+
+export interface NotificationRow {
+  sid: string; organization_sid: string; name: string; body: string; rows: { sid: string; name: string }[];
+  is_read: boolean; is_deleted: boolean; recipient_sid: string; recipient_user_sid: string;
+  sender_sid: string | null; sender_user_sid: string | null; sender_name: string | null;
+  parent_sid: string | null; parent_name: string | null; updated_by: string | null;
+  date_created: string; date_updated: string;
+}
+
+function select(db: Db) {
+  return db.select(fields).from(notifications)
+    .innerJoin(recipient, eq(recipient.sid, notifications.recipientSid))
+    .leftJoin(sender, eq(sender.sid, notifications.senderSid))
+    .leftJoin(parent, and(eq(parent.sid, notifications.parentSid), eq(parent.organizationSid, notifications.organizationSid)))
+    .leftJoin(updater, eq(updater.sid, notifications.updatedBy));
+}
+
+/** The inbox of one member: what was sent to them and not deleted (notifications_recipient_inbox_idx). */
+function inbox(recipientSid: string): SQL {
+  return and(eq(notifications.recipientSid, recipientSid), eq(notifications.isDeletedByRecipient, false))!;
+}
+
+export async function countInbox(db: Db, recipientSid: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(notifications).where(inbox(recipientSid));
+  return row.n;
+}
+
+/** A page of a member's inbox, newest first. */
+export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number): Promise<NotificationRow[]> {
+  return (await select(db).where(inbox(recipientSid))
+    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset)) as NotificationRow[];
+}
+
+export async function findNotification(db: Db, sid: string): Promise<NotificationRow | undefined> {
+  const [row] = await select(db).where(eq(notifications.sid, sid));
+  return row as NotificationRow | undefined;
+}
+
+/** Notifications by sid, in no particular order. */
+export async function findNotifications(db: Db, sids: string[]): Promise<NotificationRow[]> {
+  if (!sids.length) return [];
+  return (await select(db).where(inArray(notifications.sid, sids))) as NotificationRow[];
+}
+
+/**
+ * The notifications of members of the given users created at or after `since` (a timestamp
+ * from the database), oldest first: what a live stream may have missed.
+ */
+export async function inboxesSince(db: Db, userSids: string[], since: string, limit: number): Promise<NotificationRow[]> {
+  if (!userSids.length) return [];
+  return (await select(db)
+    .where(and(inArray(recipient.userSid, userSids), eq(notifications.isDeletedByRecipient, false),
+      sql`${notifications.dateCreated} >= ${since}::timestamptz`))
+    .orderBy(notifications.dateCreated, notifications.sid).limit(limit)) as NotificationRow[];
+}
