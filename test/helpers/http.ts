@@ -88,20 +88,30 @@ export class Api {
     readonly token: string | null = null,
     readonly scheme: Scheme = 'token',
     readonly baseUrl: string = BASE_URL,
+    /** Headers sent with every request (an Idempotency-Key …). */
+    readonly defaultHeaders: Record<string, string> = {},
   ) {}
 
   /** The same credential sent another way. */
   via(scheme: Scheme): Api {
-    return new Api(this.token, scheme, this.baseUrl);
+    return new Api(this.token, scheme, this.baseUrl, this.defaultHeaders);
   }
 
   /** The same credential sent to another server (a second process on the same database). */
   at(baseUrl: string): Api {
-    return new Api(this.token, this.scheme, baseUrl);
+    return new Api(this.token, this.scheme, baseUrl, this.defaultHeaders);
+  }
+
+  /** The same caller, sending `headers` with every request too. */
+  with(headers: Record<string, string>): Api {
+    return new Api(this.token, this.scheme, this.baseUrl, { ...this.defaultHeaders, ...headers });
   }
 
   request(method: string, target: string, options: RequestOptions = {}): Promise<Answer> {
-    return http(method, target, { token: this.token, scheme: this.scheme, baseUrl: this.baseUrl, ...options });
+    return http(method, target, {
+      token: this.token, scheme: this.scheme, baseUrl: this.baseUrl, ...options,
+      headers: { ...this.defaultHeaders, ...options.headers },
+    });
   }
 
   get(target: string, options: RequestOptions = {}) {
