@@ -101,9 +101,11 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> 
     sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
     createdBy: w.userSid, updatedBy: w.userSid,
   });
-  await debit(tx, w, sid, 'created');
   await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
   await mentions(tx, w, row, '');
+  // Last: the debit locks the organization's credits row until commit, and every write
+  // of the organization waits for it; holding it for the fewest statements matters.
+  await debit(tx, w, sid, 'created');
   return sid;
 }
 
@@ -112,9 +114,9 @@ async function updateLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string):
   const [current] = await tx.select({ data: cells.data }).from(cells).where(eq(cells.sid, cellSid));
   if (current.data === w.data) return false;
   await tx.update(cells).set({ data: w.data, updatedBy: w.userSid, dateUpdated: sql`now()` }).where(eq(cells.sid, cellSid));
-  await debit(tx, w, cellSid, 'changed');
   await appendVersion(tx, w.rowSid, w.userSid, `Changed the cell of ${w.column.name}${suffix(w)}`);
   await mentions(tx, w, row, current.data);
+  await debit(tx, w, cellSid, 'changed'); // last: see insertLocked
   return true;
 }
 

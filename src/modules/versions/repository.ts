@@ -63,9 +63,15 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
 
 /** A page of versions: a row's in version order, or the organization's oldest first. */
 export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
-  const query = select(db, membership.personnelSid).where(where(orgSid, membership, rowSid));
-  const ordered = rowSid ? query.orderBy(asc(versions.version)) : query.orderBy(versions.dateCreated, versions.sid);
-  return (await ordered.limit(limit).offset(offset)) as VersionRow[];
+  if (rowSid) {
+    // A row's versions are numbered 1..n without gaps: page p starts after version
+    // (p - 1) * size, found in the (row, version) index instead of skipping rows.
+    return (await select(db, membership.personnelSid)
+      .where(and(where(orgSid, membership, rowSid), gt(versions.version, offset)))
+      .orderBy(asc(versions.version)).limit(limit)) as VersionRow[];
+  }
+  return (await select(db, membership.personnelSid).where(where(orgSid, membership, undefined))
+    .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset)) as VersionRow[];
 }
 
 export async function findVersion(db: Db, sid: string, personnelSid: string): Promise<VersionRow | undefined> {
