@@ -1,6 +1,14 @@
 import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
 
 /**
+ * How the API names a person (a user or a personnel record): "First Last", or the email
+ * when both names are blank; '' when there is nobody (an outer join found no one).
+ */
+export function personName(person: { firstName: AnyColumn; lastName: AnyColumn; email: AnyColumn }): SQL<string> {
+  return sql<string>`coalesce(nullif(trim(${person.firstName} || ' ' || ${person.lastName}), ''), ${person.email}, '')`;
+}
+
+/**
  * A timestamp column as the API shows it: ISO 8601 UTC with microseconds and "Z",
  * formatted by PostgreSQL so the microseconds survive (a JS Date keeps milliseconds).
  */

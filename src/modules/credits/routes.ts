@@ -7,7 +7,7 @@ import { defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { Sid, Timestamp } from '../../core/schemas.js';
-import { formatMoney, isoTimestamp } from '../../core/sql.js';
+import { formatMoney, isoTimestamp, personName } from '../../core/sql.js';
 import { creditLedger, users } from '../../db/schema.js';
 
 const Entry = Type.Object({
@@ -38,7 +38,7 @@ export function registerCredits(app: FastifyInstance, ctx: AppContext): void {
         const found = await ctx.db.select({
           sid: creditLedger.sid, reason: creditLedger.reason, amount: creditLedger.amount, balance: creditLedger.balanceAfter,
           cell: creditLedger.cellSid, row: creditLedger.rowSid, user_sid: users.sid,
-          user_name: sql<string>`coalesce(nullif(trim(${users.firstName} || ' ' || ${users.lastName}), ''), ${users.email})`,
+          user_name: personName(users),
           date_created: isoTimestamp(creditLedger.dateCreated),
         }).from(creditLedger).leftJoin(users, eq(users.sid, creditLedger.userSid))
           .where(eq(creditLedger.organizationSid, scope.membership.organizationSid))

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { executionLog, executions, projectMembers, rows, steps, users, workflows } from '../../db/schema.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership, ProjectRole } from '../../core/access.js';
 import { readableRows } from '../rows/access.js';
 import type { ExecutionStatus } from './schemas.js';
@@ -13,7 +13,6 @@ const starter = alias(users, 'starter');
 const currentStep = alias(steps, 'current_step');
 
 /** A user's display name: first and last name, or else the email. */
-export const userName = (u: { firstName: AnyColumn; lastName: AnyColumn; email: AnyColumn }) => sql<string>`coalesce(nullif(trim(${u.firstName} || ' ' || ${u.lastName}), ''), ${u.email}, '')`;
 
 const fields = {
   sid: executions.sid,
@@ -27,7 +26,7 @@ const fields = {
   error: executions.error,
   variables: executions.variables,
   data: executions.data,
-  started_by: userName(starter),
+  started_by: personName(starter),
   date_created: isoTimestamp(executions.dateCreated),
   date_updated: isoTimestamp(executions.dateUpdated),
   permission: projectMembers.permission,
@@ -95,7 +94,7 @@ export async function logsOf(db: Db, executionSids: string[]): Promise<Map<strin
   const found = await db.select({
     execution_sid: executionLog.executionSid,
     date_created: isoTimestamp(executionLog.dateCreated),
-    user: sql<Ref | null>`CASE WHEN ${logUser.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${logUser.sid}, 'name', ${userName(logUser)}) END`,
+    user: sql<Ref | null>`CASE WHEN ${logUser.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${logUser.sid}, 'name', ${personName(logUser)}) END`,
     event: executionLog.event,
     status: executionLog.status,
     message: executionLog.message,

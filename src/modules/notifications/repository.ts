@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { notifications, personnel, users } from '../../db/schema.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 
 const sender = alias(personnel, 'sender');
 const recipient = alias(personnel, 'recipient');
@@ -11,7 +11,7 @@ const updater = alias(users, 'updater');
 
 /** A member's display name in SQL, as personnelName() builds it: first and last name, or the email. */
 function personnelNameSql(p: typeof sender): SQL<string> {
-  return sql<string>`coalesce(nullif(trim(${p.firstName} || ' ' || ${p.lastName}), ''), ${p.email})`;
+  return personName(p);
 }
 
 const fields = {
@@ -29,7 +29,7 @@ const fields = {
   sender_name: sql<string | null>`CASE WHEN ${sender.sid} IS NULL THEN NULL ELSE ${personnelNameSql(sender)} END`,
   parent_sid: parent.sid,
   parent_name: parent.name,
-  updated_by: sql<string | null>`CASE WHEN ${updater.sid} IS NULL THEN NULL ELSE coalesce(nullif(trim(${updater.firstName} || ' ' || ${updater.lastName}), ''), ${updater.email}) END`,
+  updated_by: sql<string | null>`CASE WHEN ${updater.sid} IS NULL THEN NULL ELSE ${personName(updater)} END`,
   date_created: isoTimestamp(notifications.dateCreated),
   date_updated: isoTimestamp(notifications.dateUpdated),
 };

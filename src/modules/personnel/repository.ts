@@ -2,7 +2,7 @@ import { and, eq, sql, count, inArray, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, users } from '../../db/schema.js';
-import { isoDate, isoTimestamp } from '../../core/sql.js';
+import { isoDate, isoTimestamp, personName } from '../../core/sql.js';
 
 const updater = alias(users, 'updater');
 
@@ -14,7 +14,7 @@ const columns = {
   last_name: personnel.lastName,
   title: personnel.title,
   date_start: isoDate(personnel.dateStart),
-  date_end: sql<string | null>`to_char(${personnel.dateEnd}, 'YYYY-MM-DD')`,
+  date_end: isoDate(personnel.dateEnd) as SQL<string | null>, // NULL stays NULL
   is_administrator: personnel.isAdministrator,
   is_archived: personnel.isArchived,
   dashboard: personnel.dashboard,
@@ -25,7 +25,7 @@ const columns = {
   should_receive_record_change_notification: personnel.shouldReceiveRecordChangeNotification,
   should_receive_notification_email: personnel.shouldReceiveNotificationEmail,
   metadata: personnel.metadata,
-  updated_by: sql<string>`coalesce(trim(${updater.firstName} || ' ' || ${updater.lastName}), '')`,
+  updated_by: personName(updater),
   date_updated: isoTimestamp(personnel.dateUpdated),
 };
 

@@ -3,10 +3,10 @@ import type { Db } from '../../db/client.js';
 import { organizations, personnel } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
-import { requireRecordAccess, type Membership } from '../../core/access.js';
+import { loadOrganizationRecord, type Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
-import { isSid, newSid } from '../../core/ids.js';
+import { newSid } from '../../core/ids.js';
 import { toBool } from '../../core/schemas.js';
 import { enqueueMail } from '../../mail/outbox.js';
 import { createUser, createResetTag, findUserByEmail, resetLink, INVITATION_DAYS } from '../accounts/service.js';
@@ -109,12 +109,8 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
 }
 
 /** The personnel record `sid` and the caller's standing in its organization (404 / 403 otherwise). */
-export async function loadPersonnel(ctx: AppContext, actor: Actor, sid: string) {
-  if (!isSid(sid)) throw errors.notFound();
-  const row = await findBySid(ctx.db, sid);
-  if (!row) throw errors.notFound();
-  const membership = await requireRecordAccess(ctx.db, actor, row.organization_sid);
-  return { row, membership };
+export function loadPersonnel(ctx: AppContext, actor: Actor, sid: string) {
+  return loadOrganizationRecord(ctx.db, actor, sid, (found) => findBySid(ctx.db, found));
 }
 
 /**

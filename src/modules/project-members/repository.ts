@@ -4,13 +4,13 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, projectMembers, projects } from '../../db/schema.js';
 import type { ProjectRole } from '../../core/access.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 
 const me = alias(personnel, 'me');
 const mine = alias(projectMembers, 'mine');
 
 /** A member's display name, as personnelName() computes it: first and last name, else the email. */
-const personnelName = sql<string>`coalesce(nullif(trim(${personnel.firstName} || ' ' || ${personnel.lastName}), ''), ${personnel.email})`;
+const personnelName = personName(personnel);
 
 const fields = {
   sid: projectMembers.sid,

@@ -5,7 +5,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, projectMembers, projects, users } from '../../db/schema.js';
 import type { ProjectRole } from '../../core/access.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 
 const creator = alias(users, 'creator');
 const me = alias(personnel, 'me');
@@ -16,7 +16,7 @@ const fields = {
   organization_sid: projects.organizationSid,
   name: projects.name,
   description: projects.description,
-  created_by: sql<string>`coalesce(trim(${creator.firstName} || ' ' || ${creator.lastName}), '')`,
+  created_by: personName(creator),
   date_created: isoTimestamp(projects.dateCreated),
   date_updated: isoTimestamp(projects.dateUpdated),
   my_role: mine.permission,

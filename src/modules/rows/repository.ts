@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { cells, columns, projectMembers, projects, rows, tables, users, widgets } from '../../db/schema.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from './access.js';
 
@@ -19,7 +19,7 @@ const fields = {
   is_archived: rows.isArchived,
   version: rows.version,
   hash: rows.lastHash,
-  created_by: sql<string>`coalesce(nullif(trim(${creator.firstName} || ' ' || ${creator.lastName}), ''), ${creator.email}, '')`,
+  created_by: personName(creator),
   date_created: isoTimestamp(rows.dateCreated),
   date_updated: isoTimestamp(rows.dateUpdated),
   permission: projectMembers.permission,

@@ -2,8 +2,7 @@ import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { tables, users, workflows } from '../../db/schema.js';
-import { isoTimestamp } from '../../core/sql.js';
-import { userName } from '../executions/repository.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
 
 const creator = alias(users, 'creator');
 
@@ -16,7 +15,7 @@ const fields = {
   table_sid: workflows.tableSid,
   table: sql<{ sid: string; name: string } | null>`CASE WHEN ${tables.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${tables.sid}, 'name', ${tables.name}) END`,
   is_archived: workflows.isArchived,
-  created_by: userName(creator),
+  created_by: personName(creator),
   date_created: isoTimestamp(workflows.dateCreated),
   date_updated: isoTimestamp(workflows.dateUpdated),
 };
