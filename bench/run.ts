@@ -14,6 +14,7 @@
 //   --quick             one 3 s run per scenario at 10 connections, a smaller seed
 //   --out FILE          where to write the results
 //   --skip-embedded     leave out the embedded database
+//   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the service's processes (profiling: '--cpu-prof --cpu-prof-dir=DIR')
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
@@ -110,6 +111,8 @@ function serviceEnv(port: number, options: { databaseUrl: string | null; workers
   };
   for (const name of ['DATABASE_URL', 'SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  // For profiling the servers, e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
   return env;
 }
 

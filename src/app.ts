@@ -121,7 +121,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.auth === false || request.url.startsWith('/docs')) return;
-    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes);
+    // A list at level organization: read the caller's standing there with the credential.
+    const params = request.params as { level?: string; sid?: string };
+    const organizationSid = params.level === 'organization' ? params.sid : undefined;
+    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes, organizationSid);
   });
   installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {

@@ -42,7 +42,7 @@ export function roleOf(row: Pick<MembershipRow, 'personnel_sid' | 'is_administra
  */
 export async function findMembership(db: Db, actor: Actor, orgSid: string): Promise<{ membership: Membership | null; exists: boolean }> {
   if (!isSid(orgSid)) return { membership: null, exists: false };
-  const [row] = await query<MembershipRow>(db, sql`
+  const [row] = actor.standing?.organizationSid === orgSid ? [actor.standing.row] : await query<MembershipRow>(db, sql`
     SELECT o.sid AS organization_sid, o.name AS organization_name, personnel.sid AS personnel_sid,
            personnel.is_administrator, personnel.is_archived,
            (personnel.date_end IS NULL OR personnel.date_end >= CURRENT_DATE) AS is_current

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../db/client.js';
-import { hashSecret } from './ids.js';
+import { hashSecret, isSid } from './ids.js';
 import { errors } from './errors.js';
+import type { MembershipRow } from './access.js';
 
 /** The signed-in caller of a request. */
 export interface Actor {
@@ -12,6 +13,11 @@ export interface Actor {
   lastName: string;
   credentialSid: string;
   credentialKind: 'session' | 'apikey';
+  /**
+   * The caller's standing in an organization read with the credential, in the same
+   * query (list paths at level organization): findMembership answers from it.
+   */
+  standing?: { organizationSid: string; row: MembershipRow | undefined };
 }
 
 declare module 'fastify' {
@@ -51,16 +57,32 @@ interface CredentialRow {
   stale: boolean;
 }
 
+type StandingRow = { [K in keyof MembershipRow]: MembershipRow[K] | null };
+
 /**
  * The actor of a credential, or a 401. Session tokens expire after `idleMinutes`
  * without use; API keys last until their owner deletes them. Use is recorded at most
- * once a minute, so a read does not become a write.
+ * once a minute, so a read does not become a write. With `organizationSid`, the same
+ * query reads the caller's standing in that organization (Actor.standing), so a list
+ * at level organization costs one round trip for who is asking, not two.
  */
-export async function authenticate(db: Db, credential: string | undefined, idleMinutes: number): Promise<Actor> {
+export async function authenticate(db: Db, credential: string | undefined, idleMinutes: number, organizationSid?: string): Promise<Actor> {
   if (credential === undefined) throw errors.notAuthenticated();
   if (credential.length > 512) throw errors.invalidToken();
   const keyHash = hashSecret(credential);
-  const [row] = await query<CredentialRow>(db, sql`
+  const withStanding = organizationSid !== undefined && isSid(organizationSid);
+  const [row] = await query<CredentialRow & StandingRow>(db, withStanding
+    ? sql`
+    SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
+           c.last_used_at < now() - interval '60 seconds' AS stale,
+           o.sid AS organization_sid, o.name AS organization_name, p.sid AS personnel_sid,
+           p.is_administrator, p.is_archived, (p.date_end IS NULL OR p.date_end >= CURRENT_DATE) AS is_current
+      FROM credentials c JOIN users u ON u.sid = c.user_sid
+      LEFT JOIN organizations o ON o.sid = ${organizationSid}
+      LEFT JOIN personnel p ON p.organization_sid = o.sid AND p.user_sid = u.sid
+     WHERE c.key_hash = ${keyHash} AND u.is_active
+       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`
+    : sql`
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
            c.last_used_at < now() - interval '60 seconds' AS stale
       FROM credentials c JOIN users u ON u.sid = c.user_sid
@@ -68,7 +90,7 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
        AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`);
   if (!row) throw errors.invalidToken();
   if (row.stale) await db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE key_hash = ${keyHash}`);
-  return {
+  const actor: Actor = {
     userSid: row.user_sid,
     email: row.email,
     firstName: row.first_name,
@@ -76,6 +98,13 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
     credentialSid: row.sid,
     credentialKind: row.kind,
   };
+  if (withStanding) {
+    actor.standing = {
+      organizationSid: organizationSid!,
+      row: row.organization_sid === null ? undefined : (row as MembershipRow),
+    };
+  }
+  return actor;
 }
 
 /** The actor of an authenticated route (the auth hook has run). */

@@ -49,3 +49,25 @@ export function pageEnvelope<T>(
     results,
   };
 }
+
+/**
+ * A page of results that carries the size of the whole list, read in the page's own
+ * query (an uncorrelated count subquery, computed once), so a list costs one round
+ * trip. `total` is unknown when the page is empty.
+ */
+export type Counted<T> = T[] & { total?: number; addPermission?: boolean };
+
+/** The rows of a page query with a `total` column, as a Counted page without that column. */
+export function counted<T extends { total: number | string }>(rows: T[]): Counted<Omit<T, 'total'>> {
+  const total = rows.length ? Number(rows[0].total) : undefined;
+  for (const row of rows) delete (row as Partial<T>).total;
+  return Object.assign(rows as Omit<T, 'total'>[], { total });
+}
+
+/**
+ * `results` with the total of `page` (for a page that was mapped, e.g. serialized), and
+ * add_permission when the page's rows already tell it.
+ */
+export function withTotal<T>(results: T[], page: { total?: number }, addPermission?: boolean): Counted<T> {
+  return Object.assign(results, { total: page.total, addPermission });
+}

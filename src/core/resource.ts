@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
 import { errors } from './errors.js';
 import { actorOf, type Actor } from './auth.js';
-import { pageEnvelope, pageRequest, type PageRequest } from './pagination.js';
+import { pageEnvelope, pageRequest, type Counted, type PageRequest } from './pagination.js';
 import { ErrorResponses, Page, PageQuery, DetailError, FieldErrors } from './schemas.js';
 import type { AppContext } from '../context.js';
 import { createHash } from 'node:crypto';
@@ -54,7 +54,16 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     /** When true for a query, results are sent as they are, not through the shape's schema (e.g. versions' `dataonly`). */
     raw?: (query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean;
     count: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => Promise<number>;
-    rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[]>;
+    /**
+     * The page. When it is a Counted page with its `total` (see pagination.ts), count()
+     * is asked only for an empty page; otherwise count() runs alongside.
+     */
+    rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[] | Counted<unknown>>;
+    /**
+     * rows() answers a Counted page: count() is not run alongside it, and addPermission()
+     * runs after it, only when the page did not carry add_permission.
+     */
+    counted?: boolean;
   };
   post?: {
     summary: string;
@@ -131,9 +140,19 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
           const query = request.query as never;
           const page = pageRequest(request.query as { page?: number; page_size?: number });
-          const [count, results, addPermission] = await Promise.all([
-            get.count(scope, query), get.rows(scope, query, serializer, page), get.addPermission(scope, query),
-          ]);
+          let count: number;
+          let results: unknown[] | Counted<unknown>;
+          let addPermission: boolean;
+          if (get.counted) {
+            // One query for the page and its count; add_permission only when the page did not tell it.
+            const found = (results = await get.rows(scope, query, serializer, page)) as Counted<unknown>;
+            count = found.total ?? (page.offset === 0 ? 0 : await get.count(scope, query));
+            addPermission = found.addPermission ?? await get.addPermission(scope, query);
+          } else {
+            [count, results, addPermission] = await Promise.all([
+              get.count(scope, query), get.rows(scope, query, serializer, page), get.addPermission(scope, query),
+            ]);
+          }
           const envelope = pageEnvelope(request, ctx.config.publicUrl, page, count, results, addPermission);
           if (get.raw?.(query)) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
           return envelope;

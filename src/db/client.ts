@@ -34,10 +34,45 @@ const MIGRATION_LOCK = 72_410_001;
 // as strings so money never passes through a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
+/**
+ * A pg client that prepares each parameterized statement once per connection: the
+ * server parses and plans a statement the first time and binds it after that, and the
+ * client sends only its name. Statement texts get names from one process-wide table;
+ * past MAX_PREPARED texts (or over MAX_PREPARED_TEXT characters, e.g. long IN lists) a
+ * statement is sent unnamed as before, so a connection never holds more than that many.
+ * Statements without parameters (BEGIN, COMMIT, migrations, which may hold several
+ * commands) stay on the simple protocol.
+ */
+const MAX_PREPARED = 2_000;
+const MAX_PREPARED_TEXT = 8_000;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED && text.length <= MAX_PREPARED_TEXT) {
+    name = `rs${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+class PreparingClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, values?: any, callback?: any): any {
+    if (config && typeof config === 'object' && typeof config.text === 'string' && !config.name
+      && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length))) {
+      const name = statementName(config.text);
+      if (name) config = { ...config, name };
+    }
+    return super.query(config, values, callback);
+  }
+}
+
 /** Opens the database named by DATABASE_URL, or the embedded PGlite under dataDir. */
 export async function openDatabase(options: { databaseUrl: string | null; dataDir: string; poolSize?: number }): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       // Fail fast (503) when the server does not accept connections, rather than hang.

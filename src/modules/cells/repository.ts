@@ -4,6 +4,7 @@ import { cells, columns, projectMembers, rows, widgets } from '../../db/schema.j
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from '../rows/access.js';
+import { counted, type Counted } from '../../core/pagination.js';
 
 const fields = {
   sid: cells.sid,
@@ -29,8 +30,8 @@ export interface CellRecord {
 }
 
 /** Cells with their row, column and widget, and the project role of `personnelSid`. */
-function select(db: Db, personnelSid: string) {
-  return db.select(fields).from(cells)
+function select(db: Db, personnelSid: string, total?: SQL<number>) {
+  return db.select(total ? { ...fields, total } : fields).from(cells)
     .innerJoin(rows, eq(rows.sid, cells.rowSid))
     .innerJoin(columns, eq(columns.sid, cells.columnSid))
     .innerJoin(widgets, eq(widgets.sid, cells.widgetSid))
@@ -46,11 +47,13 @@ export async function countCells(db: Db, orgSid: string, membership: Membership,
   return row.n;
 }
 
-/** A page of cells: a row's in column order, or the organization's oldest first. */
-export async function pageCells(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
-  const query = select(db, membership.personnelSid).where(where(orgSid, membership, rowSid));
+/** A page of cells, with the count of the list: a row's in column order, or the organization's oldest first. */
+export async function pageCells(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<CellRecord>> {
+  const condition = where(orgSid, membership, rowSid);
+  const total = sql<number>`(${db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(condition)})`;
+  const query = select(db, membership.personnelSid, total).where(condition);
   const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
-  return (await ordered.limit(limit).offset(offset)) as CellRecord[];
+  return counted((await ordered.limit(limit).offset(offset)) as (CellRecord & { total: number })[]);
 }
 
 export async function findCell(db: Db, sid: string, personnelSid: string): Promise<CellRecord | undefined> {

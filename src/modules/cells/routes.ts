@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
+import { withTotal } from '../../core/pagination.js';
 import { CellCreate, CellCreateQuery, CellListQuery, CellPatch, CellShapes } from './schemas.js';
 import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
@@ -27,10 +28,17 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
         if (!access || access.row.organization_sid !== scope.membership.organizationSid) return false;
         return permissions.cell.write(scope.membership, access.projectRole) && !access.row.is_archived;
       },
+      counted: true,
       count: (scope, query) => countCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
-      rows: async (scope, query, serializer, page) =>
-        (await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset))
-          .map((cell) => serializeCell(cell, serializer, scope.membership)),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
+        // The cells of one row carry the caller's project role and the row's state: add_permission without another query.
+        const first = found[0];
+        const addPermission = query.row__sid && first
+          ? permissions.cell.write(scope.membership, first.permission) && !first.is_archived
+          : undefined;
+        return withTotal(found.map((cell) => serializeCell(cell, serializer, scope.membership)), found, addPermission);
+      },
     },
     post: {
       summary: 'Create a cell of a row (Project Admin, Edit; subject to the row rules)',

@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { notifications, personnel, users } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
+import { counted, type Counted } from '../../core/pagination.js';
 
 const sender = alias(personnel, 'sender');
 const recipient = alias(personnel, 'recipient');
@@ -42,8 +43,8 @@ export interface NotificationRow {
   date_created: string; date_updated: string;
 }
 
-function select(db: Db) {
-  return db.select(fields).from(notifications)
+function select(db: Db, total?: SQL<number>) {
+  return db.select(total ? { ...fields, total } : fields).from(notifications)
     .innerJoin(recipient, eq(recipient.sid, notifications.recipientSid))
     .leftJoin(sender, eq(sender.sid, notifications.senderSid))
     .leftJoin(parent, and(eq(parent.sid, notifications.parentSid), eq(parent.organizationSid, notifications.organizationSid)))
@@ -60,10 +61,11 @@ export async function countInbox(db: Db, recipientSid: string): Promise<number> 
   return row.n;
 }
 
-/** A page of a member's inbox, newest first. */
-export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number): Promise<NotificationRow[]> {
-  return (await select(db).where(inbox(recipientSid))
-    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset)) as NotificationRow[];
+/** A page of a member's inbox, newest first, with the inbox's count. */
+export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number): Promise<Counted<NotificationRow>> {
+  const total = sql<number>`(${db.select({ n: count() }).from(notifications).where(inbox(recipientSid))})`;
+  return counted(await select(db, total).where(inbox(recipientSid))
+    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset) as (NotificationRow & { total: number })[]);
 }
 
 export async function findNotification(db: Db, sid: string): Promise<NotificationRow | undefined> {

@@ -11,6 +11,7 @@ import { serializeNotification } from './serializers.js';
 import { changeNotification, createNotification, deleteNotification, loadNotification, readNotification } from './service.js';
 import { LiveNotifications } from './live.js';
 import { registerNotificationStream } from './stream.js';
+import { withTotal } from '../../core/pagination.js';
 
 export function registerNotifications(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -23,10 +24,12 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       description: 'Only what was sent to the caller and not deleted by them, newest first.',
       allowed: (scope) => permissions.notification.list(scope.membership),
       addPermission: (scope) => permissions.notification.send(scope.membership),
+      counted: true,
       count: (scope) => countInbox(ctx.db, scope.membership.personnelSid),
-      rows: async (scope, _q, serializer, page) =>
-        (await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset))
-          .map((row) => serializeNotification(row, serializer, scope.membership.personnelSid)),
+      rows: async (scope, _q, serializer, page) => {
+        const found = await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset);
+        return withTotal(found.map((row) => serializeNotification(row, serializer, scope.membership.personnelSid)), found);
+      },
     },
     post: {
       summary: 'Send a notification to members of the organization (User: any active member)',

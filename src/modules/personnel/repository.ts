@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, users } from '../../db/schema.js';
 import { isoDate, isoTimestamp, personName } from '../../core/sql.js';
+import { counted, type Counted } from '../../core/pagination.js';
 
 const updater = alias(users, 'updater');
 
@@ -38,8 +39,8 @@ export interface PersonnelRow {
   should_receive_notification_email: boolean; metadata: unknown[]; updated_by: string; date_updated: string;
 }
 
-function select(db: Db, where: SQL) {
-  return db.select(columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
+function select(db: Db, where: SQL, total?: SQL<number>) {
+  return db.select(total ? { ...columns, total } : columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
 }
 
 export async function countInOrganization(db: Db, orgSid: string): Promise<number> {
@@ -47,10 +48,11 @@ export async function countInOrganization(db: Db, orgSid: string): Promise<numbe
   return row.n;
 }
 
-/** A page of an organization's personnel, oldest first. */
-export async function pageInOrganization(db: Db, orgSid: string, limit: number, offset: number): Promise<PersonnelRow[]> {
-  return (await select(db, eq(personnel.organizationSid, orgSid))
-    .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset)) as PersonnelRow[];
+/** A page of an organization's personnel, oldest first, with the organization's count. */
+export async function pageInOrganization(db: Db, orgSid: string, limit: number, offset: number): Promise<Counted<PersonnelRow>> {
+  const total = sql<number>`(${db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid))})`;
+  return counted(await select(db, eq(personnel.organizationSid, orgSid), total)
+    .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset) as (PersonnelRow & { total: number })[]);
 }
 
 export async function findBySid(db: Db, sid: string): Promise<PersonnelRow | undefined> {

@@ -6,6 +6,7 @@ import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel, type OrganizationScope } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { baseUrlOf } from '../../core/urls.js';
+import { withTotal } from '../../core/pagination.js';
 import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { serializePersonnel } from './serializers.js';
@@ -22,10 +23,12 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
       description: 'Oldest first.',
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),
+      counted: true,
       count: (scope) => countInOrganization(ctx.db, scope.membership.organizationSid),
-      rows: async (scope, _q, serializer, page) =>
-        (await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset))
-          .map((row) => serializePersonnel(row, serializer, scope.membership)),
+      rows: async (scope, _q, serializer, page) => {
+        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset);
+        return withTotal(found.map((row) => serializePersonnel(row, serializer, scope.membership)), found);
+      },
     },
     post: {
       summary: 'Add one or more members (Admin)',

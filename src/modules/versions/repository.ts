@@ -6,6 +6,7 @@ import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from '../rows/access.js';
 import { versionHash } from './chain.js';
+import { counted, type Counted } from '../../core/pagination.js';
 
 const previous = alias(versions, 'previous');
 const author = alias(users, 'author');
@@ -44,8 +45,8 @@ export function isValidVersion(v: Pick<VersionRow, 'row_sid' | 'version' | 'hash
   });
 }
 
-function select(db: Db, personnelSid: string) {
-  return db.select(fields).from(versions)
+function select(db: Db, personnelSid: string, total?: SQL<number>) {
+  return db.select(total ? { ...fields, total } : fields).from(versions)
     .innerJoin(rows, eq(rows.sid, versions.rowSid))
     .leftJoin(previous, and(eq(previous.rowSid, versions.rowSid), eq(previous.version, sql`${versions.version} - 1`)))
     .leftJoin(author, eq(author.sid, versions.updatedBy))
@@ -61,17 +62,25 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
   return row.n;
 }
 
-/** A page of versions: a row's in version order, or the organization's oldest first. */
-export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
+/**
+ * A page of versions with the count of the list: a row's in version order, or the
+ * organization's oldest first.
+ */
+export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<VersionRow>> {
   if (rowSid) {
     // A row's versions are numbered 1..n without gaps: page p starts after version
-    // (p - 1) * size, found in the (row, version) index instead of skipping rows.
-    return (await select(db, membership.personnelSid)
+    // (p - 1) * size, found in the (row, version) index instead of skipping rows, and
+    // the count is the row's head version number.
+    const total = sql<number>`(${db.select({ n: rows.version }).from(rows)
+      .where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, orgSid), readableRows(membership)))})`;
+    return counted(await select(db, membership.personnelSid, total)
       .where(and(where(orgSid, membership, rowSid), gt(versions.version, offset)))
-      .orderBy(asc(versions.version)).limit(limit)) as VersionRow[];
+      .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
   }
-  return (await select(db, membership.personnelSid).where(where(orgSid, membership, undefined))
-    .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset)) as VersionRow[];
+  const condition = where(orgSid, membership, undefined);
+  const total = sql<number>`(${db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(condition)})`;
+  return counted(await select(db, membership.personnelSid, total).where(condition)
+    .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset) as (VersionRow & { total: number })[]);
 }
 
 export async function findVersion(db: Db, sid: string, personnelSid: string): Promise<VersionRow | undefined> {

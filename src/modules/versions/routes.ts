@@ -13,6 +13,7 @@ import { isSid } from '../../core/ids.js';
 import { versions } from '../../db/schema.js';
 import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './schemas.js';
 import { countVersions, findVersion, pageVersions } from './repository.js';
+import { withTotal } from '../../core/pagination.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
@@ -39,11 +40,12 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
       query: VersionListQuery,
       addPermission: () => false,
       raw: (query) => query.dataonly === true,
+      counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
         const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
-        if (query.dataonly) return found.map((v) => v.data);
-        return found.map((v) => serializeVersion(v, serializer, scope.membership));
+        if (query.dataonly) return withTotal(found.map((v) => v.data), found);
+        return withTotal(found.map((v) => serializeVersion(v, serializer, scope.membership)), found);
       },
     },
   });
