@@ -74,6 +74,9 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     const pool = new pg.Pool({
       Client: PreparingClient,
       connectionString: options.databaseUrl,
+      // Plan each execution for its parameters: a generic plan of a prepared statement
+      // cannot see that a row's sid picks a few versions out of millions.
+      options: '-c plan_cache_mode=force_custom_plan',
       max: options.poolSize ?? 10,
       // Fail fast (503) when the server does not accept connections, rather than hang.
       connectionTimeoutMillis: 3_000,

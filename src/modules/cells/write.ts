@@ -2,7 +2,7 @@
 // rules about cells), the credit debit, the row's version and the mentions it notifies. The cell endpoints and the
 // workflow engine's set_cell step both write cells through these functions.
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { cells, columns, widgets } from '../../db/schema.js';
@@ -10,6 +10,7 @@ import { loadRowAccess } from '../rows/access.js';
 import { appendVersion } from '../versions/append.js';
 import { debitCredits } from '../credits/service.js';
 import { notifyMentions } from '../notifications/mentions.js';
+import { notifyRecordChange } from '../notifications/record-change.js';
 import type { RowRef } from '../rows/access.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
@@ -64,7 +65,7 @@ export async function findColumnOfTable(db: Db, tableSid: string, column: string
 }
 
 /** Refuses a write the row's state does not allow (spec: rules about cells). */
-function checkRowState(row: { sid: string; is_locked: boolean; is_archived: boolean }, addableAtReadonly: boolean, onPost: boolean) {
+export function checkRowState(row: { sid: string; is_locked: boolean; is_archived: boolean }, addableAtReadonly: boolean, onPost: boolean) {
   if (row.is_archived) throw errors.notAcceptable(cellMessages.archived(row.sid, onPost));
   if (row.is_locked && !addableAtReadonly) throw errors.notAcceptable(cellMessages.locked(row.sid, onPost));
 }
@@ -109,15 +110,36 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> 
   return sid;
 }
 
+/** What changing a cell did: the version it appended (null: the same data, nothing changed), the data before, date_updated. */
+export interface CellChange {
+  version: number | null;
+  before: string;
+  dateUpdated: string;
+}
+
+/**
+ * Changes the cell of a locked row (records_set_cell: the cell, then the row's version,
+ * in one round trip), notifies the row's creator and the mentions, and debits the price
+ * last. The same data again changes nothing and costs nothing. `rowCreatedBy`, when
+ * known, spares the record-change lookup for a row's own creator.
+ */
+export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+  const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
+  const [set] = await query<{ new_version: number | null; previous_data: string; updated_at: string }>(tx,
+    sql`SELECT new_version, previous_data, updated_at FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity})`);
+  const change = { version: set.new_version, before: set.previous_data, dateUpdated: set.updated_at };
+  if (change.version === null) return change;
+  if (rowCreatedBy !== w.userSid) {
+    await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version: change.version, activityMessage: activity });
+  }
+  await mentions(tx, w, row, change.before);
+  await debit(tx, w, cellSid, 'changed'); // last: see insertLocked
+  return change;
+}
+
 /** Changes the cell of a locked row; the same data again changes nothing and costs nothing. Whether it changed. */
 async function updateLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string): Promise<boolean> {
-  const [current] = await tx.select({ data: cells.data }).from(cells).where(eq(cells.sid, cellSid));
-  if (current.data === w.data) return false;
-  await tx.update(cells).set({ data: w.data, updatedBy: w.userSid, dateUpdated: sql`now()` }).where(eq(cells.sid, cellSid));
-  await appendVersion(tx, w.rowSid, w.userSid, `Changed the cell of ${w.column.name}${suffix(w)}`);
-  await mentions(tx, w, row, current.data);
-  await debit(tx, w, cellSid, 'changed'); // last: see insertLocked
-  return true;
+  return (await changeLocked(tx, w, row, cellSid)).version !== null;
 }
 
 async function existingCell(tx: Db, w: CellWrite): Promise<string | undefined> {
@@ -134,12 +156,6 @@ export async function insertCell(tx: Db, w: CellWrite): Promise<string> {
   const existing = await existingCell(tx, w);
   if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
   return insertLocked(tx, w, row);
-}
-
-/** Changes cell `cellSid` (of the write's row and column), in the caller's transaction. Whether it changed. */
-export async function updateCell(tx: Db, w: CellWrite, cellSid: string): Promise<boolean> {
-  const row = await lockRowFor(tx, w);
-  return updateLocked(tx, w, row, cellSid);
 }
 
 /**

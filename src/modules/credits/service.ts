@@ -19,16 +19,18 @@ export interface Debit {
  */
 export async function debitCredits(tx: Db, debit: Debit): Promise<boolean> {
   if (Number(debit.amount) === 0) return true;
-  const [row] = await query<{ credits: string }>(tx, sql`
-    UPDATE organizations SET credits = credits - ${debit.amount}::numeric
-     WHERE sid = ${debit.organizationSid} AND credits >= ${debit.amount}::numeric
-    RETURNING credits`);
-  if (!row) return false;
-  await tx.execute(sql`
+  // One statement: the balance taken only when it covers the amount, and its ledger entry.
+  const paid = await query<{ sid: string }>(tx, sql`
+    WITH paid AS (
+      UPDATE organizations SET credits = credits - ${debit.amount}::numeric
+       WHERE sid = ${debit.organizationSid} AND credits >= ${debit.amount}::numeric
+      RETURNING credits)
     INSERT INTO credit_ledger (sid, organization_sid, amount, balance_after, reason, cell_sid, row_sid, user_sid)
-    VALUES (${newSid()}, ${debit.organizationSid}, -${debit.amount}::numeric, ${row.credits}, ${debit.reason},
-            ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null})`);
-  return true;
+    SELECT ${newSid()}, ${debit.organizationSid}, -${debit.amount}::numeric, paid.credits, ${debit.reason},
+           ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null}
+      FROM paid
+    RETURNING sid`);
+  return paid.length === 1;
 }
 
 /**

@@ -67,17 +67,19 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
  * organization's oldest first.
  */
 export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<VersionRow>> {
+  const condition = where(orgSid, membership, rowSid);
   if (rowSid) {
+    // Counted, not taken from the row's head version (a version deleted behind the API
+    // must not be counted), in the (row, version) index alone: the row's organization
+    // and readability are checked once, on the row.
+    const readable = db.select({ one: sql`1` }).from(rows).where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, orgSid), readableRows(membership)));
+    const total = sql<number>`(SELECT count(*) FROM ${versions} WHERE ${versions.rowSid} = ${rowSid} AND EXISTS (${readable}))`;
     // A row's versions are numbered 1..n without gaps: page p starts after version
-    // (p - 1) * size, found in the (row, version) index instead of skipping rows, and
-    // the count is the row's head version number.
-    const total = sql<number>`(${db.select({ n: rows.version }).from(rows)
-      .where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, orgSid), readableRows(membership)))})`;
+    // (p - 1) * size, found in the (row, version) index instead of skipping rows.
     return counted(await select(db, membership.personnelSid, total)
-      .where(and(where(orgSid, membership, rowSid), gt(versions.version, offset)))
+      .where(and(condition, gt(versions.version, offset)))
       .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
   }
-  const condition = where(orgSid, membership, undefined);
   const total = sql<number>`(${db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(condition)})`;
   return counted(await select(db, membership.personnelSid, total).where(condition)
     .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset) as (VersionRow & { total: number })[]);
