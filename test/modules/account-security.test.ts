@@ -1,0 +1,169 @@
+// Accounts, behind the API (issue 7, Accounts; design: Identity and authentication):
+// - idle session tokens: a session token unused for TOKEN_IDLE_MINUTES (here 5) stops
+//   working, one used within the window keeps working and its use moves the window, and
+//   API keys do not expire when idle (docs/decisions.md);
+// - passwords are stored as argon2id hashes;
+// - no secret (password, token, API key, reset tag) reaches a log line, even at
+//   LOG_LEVEL=debug, and every answer carries the security headers.
+//
+// Time is moved behind the API: the credentials' last use is set back in the database.
+// PostgreSQL: through `pg`, on the run's database, with a server of this file's own
+// (TOKEN_IDLE_MINUTES=5). PGlite (in-process in the server): this file's server is
+// stopped, DATA_DIR/pgdata changed with PGlite, and the server started again.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
+import { Api, anonymous } from '../helpers/http.ts';
+import { PATHS, strongPassword, uniqueEmail } from '../helpers/factories.ts';
+import { readMail } from '../helpers/mail.ts';
+
+type Runner = (text: string, params?: unknown[]) => Promise<{ rows: any[] }>;
+
+const IDLE_MINUTES = 5;
+const env = { TOKEN_IDLE_MINUTES: String(IDLE_MINUTES), SIGNUP_ENABLED: 'true', LOG_LEVEL: 'debug' };
+let server: RunningServer;
+let dataDir = '';
+
+before(async () => {
+  if (DB_KIND === 'pglite') dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-sessions-'));
+  server = await startServer(DB_KIND === 'pglite' ? { databaseUrl: null, dataDir, env } : { env });
+});
+
+after(async () => {
+  await server?.stop();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs `change` with SQL access to the database behind the server (restarting it on PGlite). */
+async function behindTheApi(change: (run: Runner) => Promise<void>): Promise<void> {
+  if (DB_KIND === 'postgres') {
+    assert.ok(TEST_DATABASE_URL, 'the harness gives TEST_DATABASE_URL on PostgreSQL');
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await change((text, params) => client.query(text, params as unknown[]));
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  await server.stop();
+  const db = new PGlite(path.join(dataDir, 'pgdata'));
+  try {
+    await change((text, params) => db.query(text, params as unknown[]));
+  } finally {
+    await db.close();
+  }
+  server = await startServer({ databaseUrl: null, dataDir, env });
+}
+
+/** A fresh account on this file's server, and `sessions` session tokens of it. */
+async function account(sessions: number): Promise<{ sid: string; tokens: string[] }> {
+  const email = uniqueEmail('idle');
+  const password = strongPassword();
+  const created = await anonymous.at(server.baseUrl).post(PATHS.signup, { email, password });
+  expectStatus(created, 201, 'signup');
+  const tokens: string[] = [];
+  for (let i = 0; i < sessions; i += 1) {
+    const res = await anonymous.at(server.baseUrl).post(PATHS.auth, { username: email, password });
+    expectStatus(res, 200, 'login');
+    tokens.push(res.json.token);
+  }
+  return { sid: created.json.sid, tokens };
+}
+
+describe('idle session tokens', () => {
+  test('a session unused for TOKEN_IDLE_MINUTES is ended; one used in time keeps working; API keys do not idle out', async () => {
+    const { sid, tokens: [idle, recent] } = await account(2);
+    const keyRes = await new Api(idle, 'token', server.baseUrl).post(`/accounts/apikey/list/user/${sid}/detail/`, { name: 'idle script' });
+    expectStatus(keyRes, 201, 'an API key');
+    const key = keyRes.json.key as string;
+
+    await behindTheApi(async (run) => {
+      // The idle session and the key were last used just past the window; the other session just inside it.
+      const past = `${IDLE_MINUTES * 60 + 5} seconds`;
+      const inside = `${IDLE_MINUTES * 60 - 30} seconds`;
+      const moved = await run(
+        `UPDATE credentials SET last_used_at = now() - (CASE WHEN kind = 'session' AND key_hash = $2 THEN $3 ELSE $4 END)::interval
+          WHERE user_sid = $1 RETURNING kind`,
+        [sid, await hashOf(recent), inside, past]);
+      assert.equal(moved.rows.length, 3, 'two sessions and one key moved back');
+    });
+
+    const at = (token: string, scheme: 'token' | 'Bearer' = 'token') => new Api(token, scheme, server.baseUrl);
+    expectInvalidToken(await at(idle).get(PATHS.checktoken), 'the idle session is ended');
+    expectInvalidToken(await at(idle).via('Bearer').get(PATHS.checktoken), 'in every header form');
+    expectStatus(await at(recent).get(PATHS.checktoken), 200, 'the session used inside the window still works');
+    expectStatus(await at(key, 'Bearer').get(PATHS.checktoken), 200, 'an API key does not expire when idle');
+
+    // Using the recent session moved its window: it is no longer near the edge.
+    await behindTheApi(async (run) => {
+      const { rows } = await run(
+        `SELECT kind, last_used_at > now() - interval '2 minutes' AS fresh FROM credentials WHERE user_sid = $1 ORDER BY kind, 2`, [sid]);
+      assert.deepEqual(rows.map((r) => [r.kind, r.fresh]), [['apikey', true], ['session', false], ['session', true]],
+        'the used session and key are recorded as used now; the ended session stays stale');
+    });
+  });
+});
+
+describe('secrets at rest and in logs', () => {
+  test('passwords are stored as argon2id hashes; no password, token, key or reset tag appears in the log', async () => {
+    const email = uniqueEmail('secret');
+    const password = strongPassword();
+    const api = anonymous.at(server.baseUrl);
+    const created = await api.post(PATHS.signup, { email, password });
+    expectStatus(created, 201, 'signup');
+    const login = await api.post(PATHS.auth, { username: email, password });
+    expectStatus(login, 200, 'login');
+    const token = login.json.token as string;
+    const me = new Api(token, 'token', server.baseUrl);
+    const check = await me.get(PATHS.checktoken);
+    expectStatus(check, 200);
+    const key = await me.post(`/accounts/apikey/list/user/${created.json.sid}/detail/`, { name: 'logged?' });
+    expectStatus(key, 201, 'an API key');
+    expectStatus(await new Api(key.json.key, 'Bearer', server.baseUrl).get(PATHS.checktoken), 200);
+    expectStatus(await me.via('Bearer').get(PATHS.checktoken), 200, 'the token as Authorization: Bearer');
+    expectStatus(await api.post(PATHS.auth, { username: email, password: `${password}-wrong` }), 406, 'a failed login');
+    expectStatus(await api.post(PATHS.forgetpassword, { email }), 200, 'a reset request');
+    const mail = await readMail(email, { dataDir: server.dataDir });
+    assert.ok(mail.tag, 'the reset mail carries a tag');
+    const newPassword = strongPassword();
+    expectStatus(await api.post(PATHS.resetpassword, { password: newPassword }, { query: { tag: mail.tag } }), 200, 'the reset');
+
+    // Every answer carries the security headers, errors too.
+    for (const res of [check, key, await api.get(PATHS.checktoken), await api.get('/no/such/path/')]) {
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${res.method} ${res.path}`);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', `${res.method} ${res.path}`);
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer', `${res.method} ${res.path}`);
+    }
+
+    const log = server.logTail(100_000);
+    assert.ok(log.includes('/accounts/resetpassword/'), 'the log records the requests (LOG_LEVEL=debug)');
+    for (const [what, secret] of [['password', password], ['new password', newPassword], ['wrong password', `${password}-wrong`],
+      ['token', token], ['API key', key.json.key], ['reset tag', mail.tag]] as const) {
+      assert.ok(!log.includes(secret), `the ${what} is not in the log`);
+    }
+
+    await behindTheApi(async (run) => {
+      const { rows } = await run('SELECT password_hash FROM users WHERE lower(email) = lower($1)', [email]);
+      assert.equal(rows.length, 1);
+      assert.match(rows[0].password_hash, /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$/, 'an argon2id hash');
+      assert.ok(!rows[0].password_hash.includes(newPassword), 'not the password itself');
+      const stored = await run('SELECT key_hash FROM credentials WHERE key_hash = $1 OR key_hash = $2', [token, key.json.key]);
+      assert.equal(stored.rows.length, 0, 'tokens and keys are not stored as they are');
+    });
+  });
+});
+
+/** The stored form of a credential (core/ids.ts hashSecret: SHA-256, hex). */
+async function hashOf(secret: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(secret).digest('hex');
+}
