@@ -2,6 +2,8 @@
 // - idle session tokens: a session token unused for TOKEN_IDLE_MINUTES (here 5) stops
 //   working, one used within the window keeps working and its use moves the window, and
 //   API keys do not expire when idle (docs/decisions.md);
+// - login attempts are limited per address too (per account: accounts.test.ts): requests
+//   from 127.0.0.2 are another client address;
 // - passwords are stored as argon2id hashes;
 // - no secret (password, token, API key, reset tag) reaches a log line, even at
 //   LOG_LEVEL=debug, and every answer carries the security headers.
@@ -13,6 +15,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -110,6 +113,46 @@ describe('idle session tokens', () => {
       assert.deepEqual(rows.map((r) => [r.kind, r.fresh]), [['apikey', true], ['session', false], ['session', true]],
         'the used session and key are recorded as used now; the ended session stays stale');
     });
+  });
+});
+
+/** POST JSON from a chosen local address (127.0.0.0/8 is all loopback on Linux): another client address. */
+function postFrom(localAddress: string, target: string, body: unknown): Promise<{ status: number; retryAfter: string | undefined; json: any }> {
+  const url = new URL(target, server.baseUrl);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => { text += chunk; }).on('end', () => {
+        const header = res.headers['retry-after'];
+        resolve({ status: res.statusCode!, retryAfter: Array.isArray(header) ? header[0] : header, json: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+describe('login rate limit per address', () => {
+  test('50 failures from one address within 15 minutes: 429 with Retry-After for any account from it; other addresses unaffected', async () => {
+    const email = uniqueEmail('address');
+    const password = strongPassword();
+    expectStatus(await anonymous.at(server.baseUrl).post(PATHS.signup, { email, password }), 201, 'signup');
+    const from = '127.0.0.2';
+    // Failures spread over many accounts, so no account reaches its own limit of 10.
+    for (let i = 0; i < 50; i += 1) {
+      const res = await postFrom(from, PATHS.auth, { username: uniqueEmail(`nobody${i}`), password: 'not-the-password' });
+      assert.equal(res.status, 406, `failure ${i + 1} is an ordinary refusal`);
+    }
+    const blocked = await postFrom(from, PATHS.auth, { username: email, password });
+    assert.equal(blocked.status, 429, 'the 51st attempt from the address is refused, even with the right password');
+    assert.ok(blocked.retryAfter && Number(blocked.retryAfter) > 0 && Number(blocked.retryAfter) <= 15 * 60, `Retry-After: ${blocked.retryAfter}`);
+    assert.equal(typeof blocked.json?.detail, 'string', 'a detail says why');
+    const elsewhere = await anonymous.at(server.baseUrl).post(PATHS.auth, { username: email, password });
+    expectStatus(elsewhere, 200, 'the same account signs in from another address');
   });
 });
 
