@@ -4,6 +4,8 @@ import type { Measurement } from './lib/load.js';
 import type { PgbenchMeasurement } from './limits/pgbench.js';
 import type { PeakRss } from './lib/processes.js';
 import type { CpuShare, Group } from './lib/cpu.js';
+import type { PageCostResult, StatementCost } from './page-cost.js';
+import { GROWTH_LIMIT, type SoakResult } from './soak.js';
 
 export interface ScenarioResult extends Measurement {
   id: string;
@@ -45,6 +47,10 @@ export interface Results {
   limits: { http: LimitResult[]; pgbench: PgbenchResult[]; pgbench_full: PgbenchResult[] };
   peak_rss: Record<string, PeakRss[]>;
   round_trips: Record<string, unknown>;
+  /** scenario 7: the row list's page and count queries timed in PostgreSQL, small table vs big table */
+  page_cost?: PageCostResult | null;
+  /** `--soak`: written by its own run, merged into the file (it keeps its own date) */
+  soak?: SoakResult | null;
   targets: Target[];
 }
 
@@ -55,6 +61,36 @@ const costCell = (c: Record<Group, number> | undefined, servers = true) => (c
   : '–');
 const othersCell = (c: CpuShare | undefined) => fixed(c?.other_cores, 2);
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : `${Math.round(x * 100)}%`);
+/** "+3.2%": a growth ratio. */
+const signedPct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
+const GROWTH_PERCENT = Math.round(GROWTH_LIMIT * 100);
+
+/** Scenario 7's statement times, one line per page. */
+function pageCostLines(cost: PageCostResult): string[] {
+  const ms = (c: StatementCost | null) => (c ? `${fixed(c.total_ms, 3)} (${fixed(c.planning_ms, 3)} + ${fixed(c.execution_ms, 3)})` : '–');
+  return [
+    `7 row list, ${cost.small_rows.toLocaleString('en')}-row vs ${cost.big_rows.toLocaleString('en')}-row table, PostgreSQL time per statement `
+      + `(median of ${cost.runs} EXPLAIN ANALYZE runs; ms, planning + execution):`,
+    ...cost.pages.map((p) => `  page ${p.page}: page query ${ms(p.small.page)} vs ${ms(p.big.page)}; count ${ms(p.small.count)} vs ${ms(p.big.count)}`),
+  ];
+}
+
+/** The soak's intervals and its verdict per process. */
+function soakLines(soak: SoakResult): string[] {
+  const out = [
+    `soak (${soak.date}): ${soak.scenario} at ${soak.connections} connections for ${soak.seconds} s: ${fixed(soak.rps)} req/s, `
+      + `${soak.requests.toLocaleString('en')} requests, ${soak.non2xx + soak.errors} non-2xx + errors`,
+  ];
+  const roles = soak.processes.map((p) => `RSS MB ${p.role} ${p.pid}`);
+  out.push(table(['at s', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'others', ...roles], soak.intervals.map((i) => [
+    fixed(i.at_s, 0), fixed(i.rps), fixed(i.p50_ms, 2), fixed(i.p99_ms, 2), String(i.non2xx + i.errors), fixed(i.other_cores, 2),
+    ...soak.processes.map((p) => fixed(i.rss.find((r) => r.pid === p.pid)?.rss_mb)),
+  ]), 0));
+  out.push(`RSS per process: ${soak.processes.map((p) => `${p.role} ${p.pid} ${fixed(p.start_rss_mb)} MB before the load, ${fixed(p.warm_rss_mb)} after the warm-up, `
+    + `${fixed(p.end_rss_mb)} at the end (${signedPct(p.growth)}), peak ${fixed(p.peak_rss_mb)}`).join('; ')}`);
+  out.push(`(${soak.rule})`);
+  return out;
+}
 
 /** Fills in each scenario's limit and ratio: reads against SELECT 1, the cell PATCH against pgbench. */
 export function compare(results: Results, limits: Record<string, string | null>): void {
@@ -103,6 +139,50 @@ export function checkTargets(results: Results): Target[] {
       target: '6 verify ≥ 50,000 versions/s',
       measured: `${Math.round(verify.versions_per_second).toLocaleString('en')} versions/s (${verify.versions} in ${fixed(verify.seconds, 3)} s)`,
       holds: verify.versions_per_second >= 50_000,
+    });
+  }
+  const cost = results.page_cost;
+  const rows = (n: number) => n.toLocaleString('en');
+  if (cost) {
+    for (const s of pg.filter((x) => x.id === '7-row-list-big')) {
+      const small = pg.find((x) => x.id === '7-row-list-small' && x.connections === s.connections);
+      if (!small) continue;
+      targets.push({
+        target: `7 row list page 1 over HTTP, ${rows(cost.small_rows)} vs ${rows(cost.big_rows)} rows (c=${s.connections}; with the count, so not the target)`,
+        measured: `p50 ${fixed(small.p50_ms, 2)} vs ${fixed(s.p50_ms, 2)} ms (${pct(s.p50_ms / small.p50_ms)}), `
+          + `p99 ${fixed(small.p99_ms, 2)} vs ${fixed(s.p99_ms, 2)} ms (${pct(s.p99_ms / small.p99_ms)})`,
+        holds: null,
+      });
+    }
+    for (const p of cost.pages) {
+      const ratio = p.big.page.total_ms / p.small.page.total_ms;
+      const count = p.small.count && p.big.count
+        ? `; count ${fixed(p.small.count.total_ms, 3)} vs ${fixed(p.big.count.total_ms, 3)} ms (${pct(p.big.count.total_ms / p.small.count.total_ms)})`
+        : '; the count is in the page query';
+      targets.push({
+        target: `7 row list page ${p.page} query within 20%, ${rows(cost.small_rows)} vs ${rows(cost.big_rows)} rows (PostgreSQL planning + execution)`,
+        measured: `${fixed(p.small.page.total_ms, 3)} vs ${fixed(p.big.page.total_ms, 3)} ms (${pct(ratio)}; execution `
+          + `${fixed(p.small.page.execution_ms, 3)} vs ${fixed(p.big.page.execution_ms, 3)} ms)${count}`,
+        holds: ratio <= 1.2,
+      });
+    }
+  }
+  const soak = results.soak;
+  if (soak) {
+    targets.push({
+      target: `soak: RSS at the end ≤ ${100 + GROWTH_PERCENT}% of after the warm-up, per process (${soak.seconds} s of ${soak.scenario}, c=${soak.connections})`,
+      measured: soak.processes.map((p) => `${p.role} ${fixed(p.warm_rss_mb)} → ${fixed(p.end_rss_mb)} MB (${signedPct(p.growth)})`).join(', '),
+      holds: soak.processes.some((p) => p.grew === null) ? null : soak.processes.every((p) => !p.grew),
+    });
+    targets.push({
+      target: 'soak: peak RSS < 200 MB per process',
+      measured: soak.peak_rss.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', '),
+      holds: soak.peak_rss.every((p) => p.peak_rss_mb < 200),
+    });
+    targets.push({
+      target: 'soak: no non-2xx response or error',
+      measured: `${soak.non2xx + soak.errors} of ${soak.requests.toLocaleString('en')} requests`,
+      holds: soak.non2xx + soak.errors === 0,
     });
   }
   for (const [where, processes] of Object.entries(results.peak_rss)) {
@@ -167,6 +247,8 @@ export function render(results: Results): string {
   if (Object.keys(trips).length) {
     out.push(`database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}`);
   }
+  if (results.page_cost) out.push(...pageCostLines(results.page_cost));
+  if (results.soak) out.push('', ...soakLines(results.soak));
   out.push('');
   out.push(table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : 'NO']), 2));
   return out.join('\n');
@@ -215,6 +297,8 @@ export function renderMarkdown(results: Results): string {
     out.push('');
     out.push(`Database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}.`);
   }
+  if (results.page_cost) out.push('', ...pageCostLines(results.page_cost));
+  if (results.soak) out.push('', '```', ...soakLines(results.soak), '```');
   out.push('');
   out.push(row(['target', 'measured', 'holds']));
   out.push(row(['---', '---', '---']));

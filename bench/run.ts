@@ -1,5 +1,6 @@
 // The benchmark (issue 6): `npm run bench` (full, under 15 minutes) or
-// `npm run bench -- --quick` (under 2 minutes).
+// `npm run bench -- --quick` (under 2 minutes); `npm run bench -- --soak` (about 7 minutes)
+// runs only the 5-minute soak of scenario 2, on the same seed.
 //
 // It creates a fresh PostgreSQL database, starts the service on it (WORKERS processes),
 // seeds a realistic organization, drives each scenario with autocannon, measures the
@@ -15,6 +16,10 @@
 //   --out FILE          where to write the results
 //   --skip-embedded     leave out the embedded database
 //   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the service's processes (profiling: '--cpu-prof --cpu-prof-dir=DIR')
+//   --soak              only the soak (bench/soak.ts): scenario 2 at 10 connections for 300 s
+//                       (--quick: 30 s), every server process's RSS after each 10 s (quick: 5 s);
+//                       merged into the results file of the mode (latest.json / quick.json)
+//   --soak-seconds N    the soak's length
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
@@ -32,14 +37,18 @@ import { pgbenchRun, type PgbenchRun } from './limits/pgbench.js';
 import { measureInRounds, type Contender, type Measured } from './lib/rounds.js';
 import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, probeNotifications, type SeededPostgres } from './seed.js';
 import {
-  cellList, cellPatch, cellPatchEmbedded, inboxList, notificationPost, personnelList, versionList, type Scenario,
+  cellList, cellPatch, cellPatchEmbedded, inboxList, notificationPost, personnelList, rowList, versionList, type Scenario,
 } from './scenarios.js';
+import { listStatements, measurePageCost, type ListStatements } from './page-cost.js';
+import { soak } from './soak.js';
 import { checkTargets, compare, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const SKIP_EMBEDDED = argv.includes('--skip-embedded');
 const WAIT_QUIET = argv.includes('--wait-quiet');
+const SOAK = argv.includes('--soak');
+const SOAK_SECONDS = argv.includes('--soak-seconds') ? Number(argv[argv.indexOf('--soak-seconds') + 1]) : QUICK ? 30 : 300;
 const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
 const WORKERS = Number(process.env.WORKERS || 2);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -50,6 +59,9 @@ const EMBEDDED_SIZE = QUICK ? { personnel: 100, columns: 5, rows: 5 } : { person
 const EMBEDDED_PLAN: Plan = QUICK ? PLAN : { warmupSeconds: 3, seconds: 10, runs: 1 };
 const VERIFY_CALLS = QUICK ? 1 : 3;
 const COUNT_REQUESTS = QUICK ? 5 : 20; // requests per scenario when counting database round trips
+const PAGE_COST_RUNS = QUICK ? 10 : 30; // EXPLAIN ANALYZE runs of each row-list statement
+// Scenario 7 over HTTP at 10 connections only: the full run must stay under 15 minutes.
+const ONLY_AT_10 = ['7-row-list-small', '7-row-list-big'];
 const INITIAL_CREDITS = '100000000000.00';
 
 const DB_NAME = `records_bench_${process.pid}`;
@@ -192,38 +204,52 @@ async function verifyLongRow(seed: SeededPostgres, calls: number) {
   };
 }
 
-/**
- * The database round trips and statements of one request of each scenario, counted by a
- * wire-protocol proxy in front of PostgreSQL (one server process, requests one at a time).
- * The mail worker's polling is background work, not the request's: left out.
- */
-async function countRoundTrips(scenarios: Scenario[]) {
+/** Runs `work` against one server process whose database connections go through a wire counter. */
+async function withWireCounter<T>(work: (counter: WireCounter, base: string) => Promise<T>): Promise<T> {
   const counter = await WireCounter.start({ host: new URL(dbUrl).hostname, port: Number(new URL(dbUrl).port || 5432) });
   const proxied = new URL(dbUrl);
   proxied.hostname = '127.0.0.1';
   proxied.port = String(counter.port);
   const { managed, base } = await startService('counting', { databaseUrl: proxied.toString(), workers: 1 });
-  const counts: Record<string, unknown> = {};
   try {
-    for (const scenario of scenarios) {
-      await check(base, scenario);
-      counter.reset();
-      for (let i = 0; i < COUNT_REQUESTS; i += 1) await check(base, scenario);
-      const background = (sql: string) => /^\s*UPDATE mail_outbox SET (attempts|status)/i.test(sql);
-      const statements = counter.statements.filter((s) => !background(s.sql));
-      const backgroundTrips = counter.statements.length - statements.length;
-      const last = statements.slice(-Math.round(statements.length / COUNT_REQUESTS));
-      counts[scenario.id] = {
-        round_trips: Math.round(((counter.roundTrips - backgroundTrips) / COUNT_REQUESTS) * 10) / 10,
-        statements: Math.round((statements.length / COUNT_REQUESTS) * 10) / 10,
-        one_request: last.map((s) => s.sql.replace(/\s+/g, ' ').trim().slice(0, 160)),
-      };
-    }
+    return await work(counter, base);
   } finally {
     await managed.stop();
     await counter.close();
   }
+}
+
+/**
+ * The database round trips and statements of one request of each scenario, counted by a
+ * wire-protocol proxy in front of PostgreSQL (one server process, requests one at a time).
+ * The mail worker's polling is background work, not the request's: left out.
+ */
+async function countRoundTrips(counter: WireCounter, base: string, scenarios: Scenario[]) {
+  const counts: Record<string, unknown> = {};
+  for (const scenario of scenarios) {
+    await check(base, scenario);
+    counter.reset();
+    for (let i = 0; i < COUNT_REQUESTS; i += 1) await check(base, scenario);
+    // Every UPDATE of mail_outbox is the mail worker's (claims, lease renewals, outcomes).
+    const background = (sql: string) => /^\s*UPDATE mail_outbox\b/i.test(sql);
+    const statements = counter.statements.filter((s) => !background(s.sql));
+    const backgroundTrips = counter.statements.length - statements.length;
+    const last = statements.slice(-Math.round(statements.length / COUNT_REQUESTS));
+    counts[scenario.id] = {
+      round_trips: Math.round(((counter.roundTrips - backgroundTrips) / COUNT_REQUESTS) * 10) / 10,
+      statements: Math.round((statements.length / COUNT_REQUESTS) * 10) / 10,
+      one_request: last.map((s) => s.sql.replace(/\s+/g, ' ').trim().slice(0, 160)),
+    };
+  }
   return counts;
+}
+
+/** The statements (with their values) of one request of a row-list scenario: its page and count queries. */
+async function captureList(counter: WireCounter, base: string, scenario: Scenario): Promise<ListStatements> {
+  await check(base, scenario);
+  counter.reset();
+  await check(base, scenario);
+  return listStatements(counter.statements);
 }
 
 function machine(postgresVersion: string) {
@@ -292,19 +318,21 @@ function line(id: string, m: Measured): string {
     + `  non-2xx+errors ${m.non2xx + m.errors}  CPU ms/req srv ${cost.servers.toFixed(2)} pg ${cost.postgresql.toFixed(2)}; others ${m.cpu.other_cores.toFixed(2)} cores  [${elapsed()}]`;
 }
 
-async function main() {
-  log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+/** Creates the run's database; the machine's description. */
+async function createDatabase(): Promise<Record<string, unknown>> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run `npm run build` (npm run bench does)');
-  cpu.start();
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   const postgresVersion = (await admin.query('SELECT version()')).rows[0].version as string;
   await admin.query(`CREATE DATABASE ${DB_NAME}`);
   databaseCreated = true;
   await admin.end();
-  const machineInfo = machine(postgresVersion.replace(/ on .*/, ''));
+  return machine(postgresVersion.replace(/ on .*/, ''));
+}
 
-  const results: Results = {
+/** Results with nothing measured yet. */
+function emptyResults(machineInfo: Record<string, unknown>): Results {
+  return {
     mode: QUICK ? 'quick' : 'full',
     date: new Date().toISOString(),
     seconds: 0,
@@ -316,8 +344,70 @@ async function main() {
     limits: { http: [], pgbench: [], pgbench_full: [] },
     peak_rss: {},
     round_trips: {},
+    page_cost: null,
+    soak: null,
     targets: [],
   };
+}
+
+/** The results already in OUT (another run's), or null. */
+function previousResults(): Results | null {
+  try {
+    return JSON.parse(fs.readFileSync(OUT, 'utf8')) as Results;
+  } catch {
+    return null;
+  }
+}
+
+/** Seeds the organization on the service with the bench's own connections (given back afterwards, but one). */
+async function seedService(base: string): Promise<SeededPostgres> {
+  benchPool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+  benchPool.on('error', () => {});
+  log(`[${elapsed()}] seeding ${SIZE.personnel} personnel, ${SIZE.projects} projects, ${SIZE.tables} tables of ${SIZE.columnsPerTable} columns, `
+    + `${SIZE.rows.toLocaleString('en')} rows (${SIZE.smallTableRows.toLocaleString('en')} in table 1), a ${SIZE.longRowVersions.toLocaleString('en')}-version row`);
+  const seed = await seedPostgres(base, benchPool, SIZE, log);
+  log(`[${elapsed()}] seeded in ${seed.seconds.total.toFixed(1)} s`);
+  // From here on one connection of its own, given back when idle: pgbench at 50 needs the room.
+  await benchPool.end();
+  benchPool = new pg.Pool({ connectionString: dbUrl, max: 1, idleTimeoutMillis: 1000 });
+  benchPool.on('error', () => {});
+  return seed;
+}
+
+/**
+ * `--soak`: only the soak of scenario 2 on a fresh seed; merged into OUT (the other
+ * results there, another run's, are kept, and the targets checked again).
+ */
+async function soakOnly() {
+  log(`Records Service benchmark, soak (${QUICK ? 'quick' : 'full'}, ${SOAK_SECONDS} s): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+  cpu.start();
+  const machineInfo = await createDatabase();
+  log(`\n[${elapsed()}] starting the service on PostgreSQL (WORKERS=${WORKERS})`);
+  const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
+  const seed = await seedService(service.base);
+  const scenario = cellPatch(seed);
+  await check(service.base, scenario);
+  const intervalSeconds = SOAK_SECONDS >= 120 ? 10 : 5;
+  const warmupSeconds = Math.min(60, Math.round(SOAK_SECONDS / 3));
+  log(`[${elapsed()}] soak: ${scenario.id} at 10 connections for ${SOAK_SECONDS} s, every server process's RSS after each ${intervalSeconds} s`);
+  await quiet();
+  const result = await soak(service.base, scenario, service.managed, cpu, { connections: 10, seconds: SOAK_SECONDS, intervalSeconds, warmupSeconds }, log);
+  await service.managed.stop();
+
+  const results = previousResults() ?? { ...emptyResults(machineInfo), seconds: Math.round((Date.now() - started) / 1000) };
+  results.soak = result;
+  results.targets = checkTargets(results);
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + render(results));
+  log(`\nthe soak took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
+}
+
+async function main() {
+  log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+  cpu.start();
+  const machineInfo = await createDatabase();
+  const results = emptyResults(machineInfo);
 
   // The embedded server initializes its database (a few CPU-bound seconds) and is seeded
   // through HTTP while the PostgreSQL organization is seeded; it idles until its turn.
@@ -345,21 +435,16 @@ async function main() {
   log(`\n[${elapsed()}] starting the service on PostgreSQL (WORKERS=${WORKERS}) and the limit routes`);
   const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
   const bare = await startBare();
-  benchPool = new pg.Pool({ connectionString: dbUrl, max: 4 });
-  benchPool.on('error', () => {});
-  log(`[${elapsed()}] seeding ${SIZE.personnel} personnel, ${SIZE.projects} projects, ${SIZE.tables} tables of ${SIZE.columnsPerTable} columns, `
-    + `${SIZE.rows.toLocaleString('en')} rows, a ${SIZE.longRowVersions.toLocaleString('en')}-version row`);
-  const seed = await seedPostgres(service.base, benchPool, SIZE, log);
+  const seed = await seedService(service.base);
   results.seed = { postgresql: { ...SIZE, seconds: seed.seconds } };
-  log(`[${elapsed()}] seeded in ${seed.seconds.total.toFixed(1)} s`);
-  // From here on one connection of its own, given back when idle: pgbench at 50 needs the room.
-  await benchPool.end();
-  benchPool = new pg.Pool({ connectionString: dbUrl, max: 1, idleTimeoutMillis: 1000 });
-  benchPool.on('error', () => {});
 
   const scenarios: Scenario[] = [
     personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellList(seed), versionList(seed),
+    rowList(seed, 'small'), rowList(seed, 'big'),
   ];
+  // Scenario 7's deeper page, timed in PostgreSQL only: page 50, or the small table's last page.
+  const deepPage = Math.min(50, Math.ceil(seed.smallTable.rows / 10));
+  const deepPages = [rowList(seed, 'small', deepPage), rowList(seed, 'big', deepPage)];
   const probe = await probeNotifications(seed, seed.recipients);
   const notifications = [notificationPost(seed), inboxList(seed)];
   let notificationStatus = 'measured';
@@ -367,7 +452,7 @@ async function main() {
   else if (probe.status < 200 || probe.status > 299) notificationStatus = `n/a (probe answered ${probe.status}: ${probe.text.slice(0, 120)})`;
   if (notificationStatus === 'measured') scenarios.push(...notifications);
   log(`[${elapsed()}] notifications: ${notificationStatus}`);
-  for (const scenario of scenarios) await check(service.base, scenario);
+  for (const scenario of [...scenarios, ...deepPages]) await check(service.base, scenario);
   if (embeddedReady) {
     log(`[${elapsed()}] waiting for the embedded server to be seeded (nothing else may run during a measurement)`);
     await embeddedReady;
@@ -406,8 +491,8 @@ async function main() {
   };
   const measuredById = new Map<string, Measured[]>();
   for (const connections of CONNECTIONS) {
-    log(`[${elapsed()}] ${connections} connections: ${contenders.length} contenders, warm-up ${PLAN.warmupSeconds} s each, then ${PLAN.runs} round(s) of ${PLAN.seconds} s runs`);
-    const measured = await measureInRounds(contenders, connections, PLAN, hooks);
+    log(`[${elapsed()}] ${connections} connections: ${contenders.filter((c) => connections === 10 || !ONLY_AT_10.includes(c.id)).length} contenders, warm-up ${PLAN.warmupSeconds} s each, then ${PLAN.runs} round(s) of ${PLAN.seconds} s runs`);
+    const measured = await measureInRounds(contenders.filter((c) => connections === 10 || !ONLY_AT_10.includes(c.id)), connections, PLAN, hooks);
     for (const [id, m] of measured) {
       measuredById.set(id, [...(measuredById.get(id) ?? []), m]);
       log(line(id, m));
@@ -436,13 +521,28 @@ async function main() {
   results.peak_rss.postgresql = service.managed.sample();
   await service.managed.stop();
   await bare.managed.stop();
-  await benchPool.end();
+  await benchPool?.end();
   benchPool = null;
 
-  // 4. Database round trips per request.
+  // 4. Database round trips per request; the statements of scenario 7's requests, then
+  // their page and count queries timed in PostgreSQL.
   log(`[${elapsed()}] counting database round trips per request`);
-  results.round_trips = await countRoundTrips(scenarios);
+  const captured = await withWireCounter(async (counter, base) => {
+    results.round_trips = await countRoundTrips(counter, base, scenarios);
+    const lists = [];
+    for (const [page, small, big] of [[1, scenarios.find((s) => s.id === '7-row-list-small')!, scenarios.find((s) => s.id === '7-row-list-big')!], [deepPage, ...deepPages]] as const) {
+      lists.push({ page, small: await captureList(counter, base, small), big: await captureList(counter, base, big) });
+    }
+    return lists;
+  });
   for (const [id, c] of Object.entries(results.round_trips)) log(`  ${id}: ${JSON.stringify((c as { round_trips: number }).round_trips)} round trips`);
+  log(`[${elapsed()}] scenario 7: the row list's page and count queries, ${PAGE_COST_RUNS} EXPLAIN ANALYZE runs each`);
+  await quiet();
+  results.page_cost = await measurePageCost(dbUrl, captured, { small: seed.smallTable.rows, big: seed.bigTable.rows }, PAGE_COST_RUNS);
+  for (const p of results.page_cost.pages) {
+    log(`  page ${p.page}: page query ${p.small.page.total_ms} vs ${p.big.page.total_ms} ms; count ${p.small.count?.total_ms ?? '–'} vs ${p.big.count?.total_ms ?? '–'} ms`
+      + (p.small.page.plan === p.big.page.plan ? `; page plan ${p.big.page.plan}` : `; page plans differ: ${p.small.page.plan} | ${p.big.page.plan}`));
+  }
 
   // 5. Scenarios 1 and 2 on the embedded database (one process).
   if (embeddedReady) {
@@ -468,6 +568,8 @@ async function main() {
   compare(results, Object.fromEntries(scenarios.map((s) => [s.id, s.limit])));
   results.machine.load_average_at_end = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
   results.seconds = Math.round((Date.now() - started) / 1000);
+  // A soak is a run of its own (--soak): the one already in the file stays, with its date.
+  results.soak = previousResults()?.soak ?? null;
   results.targets = checkTargets(results);
 
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
@@ -476,7 +578,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-main()
+(SOAK ? soakOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

@@ -82,6 +82,23 @@ export function versionList(seed: SeededPostgres): Scenario {
   };
 }
 
+/**
+ * Scenario 7: page `page` of the row list of the small or the big table (issue 6: a page
+ * costs the same with 1,000 or 100,000 rows in the table, apart from the count).
+ */
+export function rowList(seed: SeededPostgres, which: 'small' | 'big', page = 1): Scenario {
+  const table = which === 'small' ? seed.smallTable : seed.bigTable;
+  return {
+    id: `7-row-list-${which}${page > 1 ? `-page-${page}` : ''}`,
+    title: `row list of the ${table.rows.toLocaleString('en')}-row table, page ${page}`,
+    spec: {
+      method: 'GET', path: `/tables/row/list/organization/${seed.orgSid}/list/?table__sid=${table.sid}${page > 1 ? `&page=${page}` : ''}`,
+      headers: auth(seed),
+    },
+    limit: 'select1',
+  };
+}
+
 /** Scenario 5a: a notification to two recipients (with their outbox mail). */
 export function notificationPost(seed: SeededPostgres): Scenario {
   const body = () => {

@@ -18,16 +18,21 @@ export interface SeedSize {
   tables: number;
   columnsPerTable: number;
   rows: number;
+  /**
+   * rows of table 1 (every (rows / smallTableRows)-th row); table 2 has the rest and the
+   * long row, further tables none: a page of the small table against one of the big table
+   */
+  smallTableRows: number;
   longRowVersions: number;
   /** personnel (from number 1) given a session token, to read their notification inbox */
   recipients: number;
 }
 
 export const FULL_SIZE: SeedSize = {
-  personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 100_000, longRowVersions: 10_000, recipients: 10,
+  personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 100_000, smallTableRows: 1_000, longRowVersions: 10_000, recipients: 10,
 };
 export const QUICK_SIZE: SeedSize = {
-  personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 10_000, longRowVersions: 2_000, recipients: 10,
+  personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 10_000, smallTableRows: 100, longRowVersions: 2_000, recipients: 10,
 };
 
 /** The predictable sid of a seeded record: `sid('row', 42)` → 'row0000000000042'. */
@@ -58,6 +63,9 @@ export interface Organization {
 export interface SeededPostgres extends Organization {
   size: SeedSize;
   longRow: string;
+  /** table 1 (size.smallTableRows rows) and table 2 (the rest, and the long row) */
+  smallTable: { sid: string; rows: number };
+  bigTable: { sid: string; rows: number };
   recipients: Recipient[];
   seconds: { http: number; bulk: number; versions: number; vacuum: number; total: number };
 }
@@ -140,25 +148,29 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   await q(`INSERT INTO record_columns (sid, organization_sid, table_sid, widget_sid, name, "order")
     SELECT ${sqlSid('col', 't * 100 + c')}, $3, ${sqlSid('tbl', 't')}, $4, 'Column ' || c, c
       FROM generate_series(1, $1) t, generate_series(1, $2) c`, [size.tables, size.columnsPerTable, orgSid, widgetSid]);
-  // Row n is in table ((n-1) % tables) + 1 and project ((n-1) % projects) + 1; its cell in
-  // column c is number (n-1) * columnsPerTable + c. The long row is table 1, project 1.
+  // Row n is in table 1 when n is a multiple of `stride` (smallTableRows rows, spread
+  // over the whole insertion order as a table's rows are), in table 2 otherwise, and in
+  // project ((n-1) % projects) + 1; its cell in column c is number (n-1) * columnsPerTable + c.
+  // The long row is table 2, project 1.
   // Rows and cells in two halves on two connections (the foreign-key checks are most of the time).
+  const stride = Math.round(size.rows / size.smallTableRows);
+  const tableOf = (n: string) => `CASE WHEN ${n} % ${stride} = 0 THEN 1 ELSE 2 END`;
   const half = Math.ceil(size.rows / 2);
   const insertRows = (from: number, to: number) => bulk(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
-    SELECT ${sqlSid('row', 'n')}, $5, ${sqlSid('tbl', '((n - 1) % $3) + 1')}, ${sqlSid('prj', '((n - 1) % $4) + 1')},
-           'Sample ' || n, 'Seeded by the benchmark.', $6
-      FROM generate_series($1::int, $2::int) n`, [from, to, size.tables, size.projects, orgSid, admin]);
+    SELECT ${sqlSid('row', 'n')}, $4, ${sqlSid('tbl', tableOf('n'))}, ${sqlSid('prj', '((n - 1) % $3) + 1')},
+           'Sample ' || n, 'Seeded by the benchmark.', $5
+      FROM generate_series($1::int, $2::int) n`, [from, to, size.projects, orgSid, admin]);
   await Promise.all([insertRows(1, half), insertRows(half + 1, size.rows)]);
   await q(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
-    VALUES ('${sid('lng', 1)}', $1, '${sid('tbl', 1)}', '${sid('prj', 1)}', 'Long history', 'One row with many versions.', $2)`, [orgSid, admin]);
+    VALUES ('${sid('lng', 1)}', $1, '${sid('tbl', 2)}', '${sid('prj', 1)}', 'Long history', 'One row with many versions.', $2)`, [orgSid, admin]);
   const insertCells = (from: number, to: number) => bulk(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
-    SELECT ${sqlSid('cel', '(n - 1) * $4 + c')}, $5, ${sqlSid('row', 'n')}, ${sqlSid('col', '(((n - 1) % $3) + 1) * 100 + c')}, $6,
-           'value ' || n || '.' || c, $7, $7
-      FROM generate_series($1::int, $2::int) n, generate_series(1, $4::int) c`,
-  [from, to, size.tables, size.columnsPerTable, orgSid, widgetSid, admin]);
+    SELECT ${sqlSid('cel', '(n - 1) * $3 + c')}, $4, ${sqlSid('row', 'n')}, ${sqlSid('col', `(${tableOf('n')}) * 100 + c`)}, $5,
+           'value ' || n || '.' || c, $6, $6
+      FROM generate_series($1::int, $2::int) n, generate_series(1, $3::int) c`,
+  [from, to, size.columnsPerTable, orgSid, widgetSid, admin]);
   await Promise.all([insertCells(1, half), insertCells(half + 1, size.rows)]);
   await q(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
-    SELECT ${sqlSid('lnc', 'c')}, $1, '${sid('lng', 1)}', ${sqlSid('col', '100 + c')}, $2, 'reading 0', $3, $3
+    SELECT ${sqlSid('lnc', 'c')}, $1, '${sid('lng', 1)}', ${sqlSid('col', '200 + c')}, $2, 'reading 0', $3, $3
       FROM generate_series(1, $4::int) c`, [orgSid, widgetSid, admin, size.columnsPerTable]);
   const bulkDone = Date.now();
   log(`  bulk insert: ${((bulkDone - httpDone) / 1000).toFixed(1)} s`);
@@ -194,8 +206,10 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   await q('VACUUM (ANALYZE)');
   const done = Date.now();
   log(`  vacuum analyze: ${((done - versionsDone) / 1000).toFixed(1)} s`);
+  const smallRows = Math.floor(size.rows / stride);
   return {
     ...org, size, longRow: lng, recipients,
+    smallTable: { sid: sid('tbl', 1), rows: smallRows }, bigTable: { sid: sid('tbl', 2), rows: size.rows - smallRows + 1 },
     seconds: {
       http: (httpDone - started) / 1000, bulk: (bulkDone - httpDone) / 1000, versions: (versionsDone - bulkDone) / 1000,
       vacuum: (done - versionsDone) / 1000, total: (done - started) / 1000,

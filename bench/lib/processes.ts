@@ -13,6 +13,12 @@ export interface PeakRss {
   peak_rss_mb: number;
 }
 
+export interface Rss {
+  pid: number;
+  role: 'primary' | 'worker';
+  rss_mb: number;
+}
+
 /** A process tree started by the benchmark: a primary and, in a cluster, its workers. */
 export class Managed {
   readonly child: ChildProcess;
@@ -46,13 +52,24 @@ export class Managed {
   /** Reads VmHWM (peak resident set) of each process of the tree now; keeps the highest seen. */
   sample(): PeakRss[] {
     for (const pid of this.pids()) {
-      const kb = vmHwmKb(pid);
+      const kb = statusKb(pid, 'VmHWM');
       if (kb === null) continue;
       const mb = Math.round((kb / 1024) * 10) / 10;
       const known = this.peaks.get(pid);
       if (!known || known.peak_rss_mb < mb) this.peaks.set(pid, { pid, role: pid === this.pid ? 'primary' : 'worker', peak_rss_mb: mb });
     }
     return [...this.peaks.values()];
+  }
+
+  /** The resident set (VmRSS) of each process of the tree now; the peaks are updated too. */
+  rss(): Rss[] {
+    this.sample();
+    const now: Rss[] = [];
+    for (const pid of this.pids()) {
+      const kb = statusKb(pid, 'VmRSS');
+      if (kb !== null) now.push({ pid, role: pid === this.pid ? 'primary' : 'worker', rss_mb: Math.round((kb / 1024) * 10) / 10 });
+    }
+    return now;
   }
 
   /** The last lines of the process's log, for error messages. */
@@ -104,9 +121,10 @@ export function childrenOf(pid: number): number[] {
   }
 }
 
-function vmHwmKb(pid: number): number | null {
+/** A memory figure of /proc/PID/status: VmHWM (peak resident set) or VmRSS (resident set now). */
+function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : null;
   } catch {
     return null;

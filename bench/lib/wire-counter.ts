@@ -1,13 +1,16 @@
 // A TCP proxy in front of PostgreSQL that reads the frontend side of the wire protocol
 // and records every statement the service sends: how many queries, and how many round
 // trips (each simple Query, and each Sync closing an extended-protocol batch, waits for
-// the server's ReadyForQuery).
+// the server's ReadyForQuery). The service prepares its statements once per connection
+// and then only binds them by name, so texts are kept by statement name per connection.
 import net from 'node:net';
 
 export interface Statement {
   /** 'simple' (a Query message) or 'extended' (Parse … Sync) */
   kind: 'simple' | 'extended';
   sql: string;
+  /** the values bound to $1, $2 … (text format; null for NULL or a binary value) */
+  params?: (string | null)[];
 }
 
 export class WireCounter {
@@ -47,8 +50,9 @@ export class WireCounter {
     this.sockets.add(upstream);
     let buffer = Buffer.alloc(0);
     let started = false;
-    // The last Parse's text: the statement that the following Execute runs.
-    let parsed = '';
+    // Statement texts by name ('' is the unnamed one), and what the next Execute runs.
+    const prepared = new Map<string, string>();
+    let bound: { sql: string; params: (string | null)[] } = { sql: '', params: [] };
     client.on('data', (chunk) => {
       upstream.write(chunk);
       buffer = Buffer.concat([buffer, chunk]);
@@ -74,9 +78,11 @@ export class WireCounter {
           this.roundTrips += 1;
         } else if (type === 'P') {
           const name = cstring(payload, 0);
-          parsed = cstring(payload, Buffer.byteLength(name) + 1);
+          prepared.set(name, cstring(payload, Buffer.byteLength(name) + 1));
+        } else if (type === 'B') {
+          bound = bind(payload, prepared);
         } else if (type === 'E') {
-          this.statements.push({ kind: 'extended', sql: parsed });
+          this.statements.push({ kind: 'extended', sql: bound.sql, params: bound.params });
         } else if (type === 'S') {
           this.roundTrips += 1;
         }
@@ -94,6 +100,30 @@ export class WireCounter {
     client.on('error', end);
     upstream.on('error', end);
   }
+}
+
+/** A Bind message: the statement it binds and its parameter values. */
+function bind(payload: Buffer, prepared: Map<string, string>): { sql: string; params: (string | null)[] } {
+  const portal = cstring(payload, 0);
+  let at = Buffer.byteLength(portal) + 1;
+  const name = cstring(payload, at);
+  at += Buffer.byteLength(name) + 1;
+  const formats: number[] = [];
+  const formatCount = payload.readInt16BE(at);
+  at += 2;
+  for (let i = 0; i < formatCount; i += 1) formats.push(payload.readInt16BE(at + 2 * i));
+  at += 2 * formatCount;
+  const params: (string | null)[] = [];
+  const count = payload.readInt16BE(at);
+  at += 2;
+  for (let i = 0; i < count; i += 1) {
+    const length = payload.readInt32BE(at);
+    at += 4;
+    const binary = (formats.length === 1 ? formats[0] : formats[i] ?? 0) === 1;
+    params.push(length < 0 || binary ? null : payload.toString('utf8', at, at + length));
+    at += Math.max(length, 0);
+  }
+  return { sql: prepared.get(name) ?? '', params };
 }
 
 function cstring(buffer: Buffer, offset: number): string {
