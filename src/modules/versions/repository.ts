@@ -65,9 +65,10 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
 export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number) {
   if (rowSid) {
     // A row's versions are numbered 1..n without gaps: page p starts after version
-    // (p - 1) * size, found in the (row, version) index instead of skipping rows.
+    // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
+    // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
     return (await select(db, membership.personnelSid)
-      .where(and(where(orgSid, membership, rowSid), gt(versions.version, offset)))
+      .where(and(where(orgSid, membership, rowSid), gt(versions.version, sql`${offset}::bigint`)))
       .orderBy(asc(versions.version)).limit(limit)) as VersionRow[];
   }
   return (await select(db, membership.personnelSid).where(where(orgSid, membership, undefined))
