@@ -8,7 +8,7 @@
 // over the body limit 413.
 //
 //   FUZZ_SEED=<n>      replay a run (the seed is printed with every failure)
-//   FUZZ_PER_OP=<n>    generated requests per operation (default 16)
+//   FUZZ_PER_OP=<n>    generated requests per operation (default 24)
 //   FUZZ_LOG=<file>    append every request, as JSON, to the file before it is sent
 import { after, before, describe, test } from 'node:test';
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ import {
 } from '../helpers/fuzz.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? randomInt(1, 2 ** 31));
-const PER_OPERATION = Number(process.env.FUZZ_PER_OP ?? 16);
+const PER_OPERATION = Number(process.env.FUZZ_PER_OP ?? 24);
 const CONCURRENCY = 4;
 const SLOW_MS = 1000;
 const BODY_LIMIT = 1024 * 1024;
