@@ -42,39 +42,98 @@ const isUnion = (error: AjvError) => error.keyword === 'anyOf' || error.keyword 
  * The errors worth showing for a union (anyOf/oneOf). When the value's JSON type rules out
  * all branches but one (an object sent where "an object or an array" is taken), that
  * branch's own errors say what is wrong; otherwise the union's summary stands for all.
+ *
+ * A body may hold thousands of unions and errors (an array of 100,000 items where at most
+ * 100 are taken): each error finds its unions by lookup, so the work grows with the number
+ * of errors, never with its square.
  */
 function resolveUnions(validation: AjvError[]): AjvError[] {
-  let errors = validation;
-  const unions = errors.filter(isUnion).sort((a, b) => a.schemaPath.length - b.schemaPath.length);
+  const unions = validation.filter(isUnion);
+  if (!unions.length) return validation;
+  // Unions by schema path, then by instance path.
+  const index = new Map<string, Map<string, AjvError>>();
   for (const union of unions) {
-    if (!errors.includes(union)) continue; // inside a branch already dropped
+    let byInstance = index.get(union.schemaPath);
+    if (!byInstance) index.set(union.schemaPath, (byInstance = new Map()));
+    byInstance.set(union.instancePath, union);
+  }
+  // The errors inside each union's branches: under its schema path, at or under its instance path.
+  const members = new Map<AjvError, AjvError[]>();
+  for (const error of validation) {
+    for (const [schemaPath, byInstance] of index) {
+      if (!error.schemaPath.startsWith(`${schemaPath}/`)) continue;
+      for (let at = error.instancePath; ; at = at.slice(0, at.lastIndexOf('/'))) {
+        const union = byInstance.get(at);
+        if (union && union !== error) {
+          const list = members.get(union);
+          if (list) list.push(error);
+          else members.set(union, [error]);
+        }
+        if (!at) break;
+      }
+    }
+  }
+  const dropped = new Set<AjvError>();
+  for (const union of unions.sort((a, b) => a.schemaPath.length - b.schemaPath.length)) {
+    if (dropped.has(union)) continue; // inside a branch already dropped
     const prefix = `${union.schemaPath}/`;
     const branches = new Map<string, AjvError[]>();
-    for (const error of errors) {
-      if (!error.schemaPath.startsWith(prefix)) continue;
+    for (const error of members.get(union) ?? []) {
+      if (dropped.has(error)) continue;
       const branch = error.schemaPath.slice(prefix.length).split('/')[0];
-      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+      const list = branches.get(branch);
+      if (list) list.push(error);
+      else branches.set(branch, [error]);
     }
     const fitting = [...branches].filter(([branch, list]) =>
       !list.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath && e.schemaPath === `${prefix}${branch}/type`));
-    const dropped = new Set<AjvError>([...branches.values()].flat());
-    if (fitting.length === 1) {
-      dropped.add(union);
-      for (const error of fitting[0][1]) dropped.delete(error);
-    }
-    errors = errors.filter((e) => !dropped.has(e));
+    const kept = fitting.length === 1 ? new Set(fitting[0][1]) : null;
+    for (const list of branches.values()) for (const error of list) if (!kept?.has(error)) dropped.add(error);
+    if (kept) dropped.add(union);
   }
-  return errors;
+  return validation.filter((e) => !dropped.has(e));
 }
+
+/**
+ * Without the errors of items past an array's maxItems: the array is reported as too long,
+ * and a body of 200,000 wrong items does not become 200,000 field errors.
+ */
+function withinMaxItems(validation: AjvError[]): AjvError[] {
+  const limits = new Map<string, number>();
+  for (const error of validation) {
+    if (error.keyword === 'maxItems') limits.set(error.instancePath, Number(error.params.limit));
+  }
+  if (!limits.size) return validation;
+  return validation.filter((error) => {
+    for (const [array, limit] of limits) {
+      if (!error.instancePath.startsWith(`${array}/`)) continue;
+      const index = error.instancePath.slice(array.length + 1).split('/', 1)[0];
+      if (Number(index) >= limit) return false;
+    }
+    return true;
+  });
+}
+
+/** The most fields a 400 lists; past it, non_field_errors says more were wrong. */
+export const MAX_FIELD_ERRORS = 100;
 
 /** Field errors {"field": ["message"]} from ajv's errors (see resolveUnions for unions). */
 export function validationBody(validation: AjvError[], context?: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const error of resolveUnions(validation)) {
+  // Field names come from the request ("constructor", "__proto__" …): no inherited keys.
+  const out: Record<string, string[]> = Object.create(null);
+  let fields = 0;
+  for (const error of resolveUnions(withinMaxItems(validation))) {
     let [field, message] = describeValidation(error);
     if (isUnion(error)) message = 'Invalid value.';
     if (field === 'non_field_errors' && context === 'body' && error.keyword === 'type') message = 'Expected a JSON object.';
-    (out[field] ??= []);
+    if (!out[field]) {
+      if (fields === MAX_FIELD_ERRORS) {
+        (out.non_field_errors ??= []).push(`More fields have errors; only the first ${MAX_FIELD_ERRORS} are listed.`);
+        break;
+      }
+      out[field] = [];
+      fields += 1;
+    }
     if (!out[field].includes(message)) out[field].push(message);
   }
   return out;
@@ -93,26 +152,47 @@ function send(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 
-/** The path of the first string (value or key) in `value` that holds a NUL character, or null. */
-function nulCharacterPath(value: unknown, at: string[] = []): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? at : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...at, key];
-    const found = nulCharacterPath(item, [...at, key]);
-    if (found) return found;
+/** How deeply arrays and objects may nest in a request body. */
+export const MAX_NESTING = 32;
+
+type InputProblem = { at: string[]; message: string };
+
+/**
+ * The first problem of a request's parsed input: a string (value or key) holding a NUL
+ * character, or arrays and objects nested deeper than MAX_NESTING. Walks without
+ * recursion, so no input can exhaust the stack.
+ */
+function inputProblem(value: unknown): InputProblem | null {
+  const pending: Array<{ value: unknown; at: string[] }> = [{ value, at: [] }];
+  while (pending.length) {
+    const { value: item, at } = pending.pop()!;
+    const key = at[at.length - 1];
+    if (key?.includes('\u0000')) return { at, message: 'Null characters are not allowed.' };
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return { at, message: 'Null characters are not allowed.' };
+      continue;
+    }
+    if (item === null || typeof item !== 'object') continue;
+    if (at.length >= MAX_NESTING) {
+      return { at: at.slice(0, 1), message: `Nested too deeply: at most ${MAX_NESTING} levels of arrays and objects.` };
+    }
+    const entries = Object.entries(item);
+    // Pushed in reverse, so fields are checked in their order (the first bad one is named).
+    for (let i = entries.length - 1; i >= 0; i -= 1) pending.push({ value: entries[i][1], at: [...at, entries[i][0]] });
   }
   return null;
 }
 
 /** Installs the one handler that turns every error into the API's error bodies. */
 export function installErrorHandler(app: FastifyInstance): void {
-  // PostgreSQL text and jsonb cannot hold a NUL character: refuse it as bad input (400)
-  // once the request has passed its schema, before any handler sends it to the database.
+  // PostgreSQL text and jsonb cannot hold a NUL character, and values nested thousands
+  // deep overflow the stack of whatever serializes them (JSON.stringify, the database
+  // driver): refuse both as bad input (400) once the request has passed its schema,
+  // before any handler sees it.
   app.addHook('preHandler', async (request) => {
     for (const part of [request.params, request.query, request.body]) {
-      const at = nulCharacterPath(part);
-      if (at) throw errors.field(at.join('.') || 'non_field_errors', 'Null characters are not allowed.');
+      const problem = inputProblem(part);
+      if (problem) throw errors.field(problem.at.join('.') || 'non_field_errors', problem.message);
     }
   });
 

@@ -108,12 +108,15 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
   if (def.get) offered.push('GET');
   if (def.post) offered.push('POST');
   const levels = Object.keys(def.levels);
+  // The level comes from the URL: only the definition's own keys count, never what an
+  // object inherits ("constructor", "__proto__", "toString" …).
+  const resolverOf = (level: string) => (Object.hasOwn(def.levels, level) ? def.levels[level] : undefined);
 
   // Resolve the level and the caller's standing before the body is validated, so an
   // outsider gets 403, never a lesson in our schemas.
   const resolveScope = async (request: FastifyRequest) => {
     const { level, sid } = request.params as { level: string; sid: string };
-    const resolver = def.levels[level];
+    const resolver = resolverOf(level);
     if (!resolver) throw errors.wrongLevel();
     request.scope = await resolver(ctx, actorOf(request), sid);
   };
@@ -194,7 +197,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
     schema: { hide: true },
     handler: async (request) => {
       const { level } = request.params as { level: string };
-      if (!def.levels[level]) throw errors.wrongLevel();
+      if (!resolverOf(level)) throw errors.wrongLevel();
       throw errors.wrongSerializer();
     },
   });

@@ -148,6 +148,57 @@ describe('bad input on personnel', () => {
     expectStatus(await admin.api.get(`${paths.personnelList(org.sid, 'list')}?page=1&page=2`), 400, 'a repeated page parameter');
   });
 
+  // Found by the fuzz test (test/modules/fuzz.test.ts): each was a 500, or hung the server.
+  test('names an object inherits (constructor, __proto__, toString) as a level or a field: 406 or 400, never 500', async () => {
+    for (const level of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      for (const serializer of ['list', 'detail', 'full']) {
+        expectPlainText(await admin.api.get(paths.personnelList(org.sid, serializer, undefined, level)), 406, MESSAGES.wrongLevel, `GET level ${level}`);
+        expectPlainText(await admin.api.post(paths.personnelList(org.sid, serializer, undefined, level), { email: uniqueEmail('proto') }), 406, MESSAGES.wrongLevel, `POST level ${level}`);
+      }
+    }
+    for (const field of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expectFieldErrors(await post({ email: uniqueEmail('proto'), [field]: 'x' }), { [field]: ['Unknown field.'] });
+      expectFieldErrors(await patch({ [field]: { a: 1 } }), { [field]: ['Unknown field.'] });
+    }
+    expectDetail(await post({ email: uniqueEmail('proto'), ['__proto__']: { is_administrator: true } }), 400, MESSAGES.notJson);
+    await unchanged();
+  });
+
+  test('values nested deeper than 32 levels: 400 naming the field, at any depth the body limit allows', async () => {
+    // Sent as text: JSON.stringify itself cannot write what the server must refuse.
+    const patchRaw = (metadata: string) => admin.api.request('PATCH', paths.personnelDetail(member.personnel.sid), {
+      rawBody: `{"metadata": ${metadata}}`, contentType: 'application/json',
+    });
+    const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const tooDeep = 'Nested too deeply: at most 32 levels of arrays and objects.';
+    for (const depth of [32, 1_000, 100_000]) {
+      expectFieldErrors(await patchRaw(`[${arrays(depth)}]`), { metadata: [tooDeep] }, `metadata nested ${depth} deep`);
+    }
+    expectFieldErrors(await patchRaw(`[${'{"a":'.repeat(150_000)}1${'}'.repeat(150_000)}]`), { metadata: [tooDeep] }, 'objects nested 150,000 deep');
+    await unchanged();
+    expectStatus(await patchRaw(`[${arrays(30)}]`), 200, '32 levels (the body, metadata, 30 more) are taken');
+    expectStatus(await patch({ metadata: [] }), 200);
+    // The two accepted PATCHes changed date_updated: the new state is the one to keep.
+    memberRecord = await getPersonnel(admin.api, member.personnel.sid);
+    people = await listPersonnel(admin.api, org.sid);
+  });
+
+  test('an array of 200,000 items where 100 are taken: a prompt 400 listing at most 100 fields', async () => {
+    const started = Date.now();
+    const res = await post(Array.from({ length: 200_000 }, () => 0));
+    assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
+    expectStatus(res, 400);
+    assert.deepEqual(res.json.non_field_errors, ['Ensure this field has no more than 100 elements.', 'More fields have errors; only the first 100 are listed.']);
+    assert.equal(Object.keys(res.json).length, 100, 'the first 99 items, and non_field_errors');
+    assert.deepEqual(res.json['0'], ['Must be of type object.']);
+    const items = await post(Array.from({ length: 20_000 }, () => ({ email: 'not an email', is_administrator: 1 })));
+    expectStatus(items, 400);
+    assert.deepEqual(items.json['0.email'], ['Enter a valid email.']);
+    assert.deepEqual(items.json['0.is_administrator'], ['Invalid value.']);
+    assert.ok(!('100.email' in items.json), 'items past the limit are not listed');
+    await unchanged();
+  });
+
   test('malformed sids in paths: 404 on details, 406 on lists; never 500', async () => {
     for (const sid of ['abc', 'a'.repeat(17), 'a'.repeat(400), 'not a sid', '%', '\u00e9'.repeat(16), "a' OR '1'='1"]) {
       expectNotFound(await admin.api.get(paths.personnelDetail(sid)), `GET detail ${sid}`);

@@ -75,9 +75,10 @@ export async function pageVersions(db: Db, orgSid: string, membership: Membershi
     const readable = db.select({ one: sql`1` }).from(rows).where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, orgSid), readableRows(membership)));
     const total = sql<number>`(SELECT count(*) FROM ${versions} WHERE ${versions.rowSid} = ${rowSid} AND EXISTS (${readable}))`;
     // A row's versions are numbered 1..n without gaps: page p starts after version
-    // (p - 1) * size, found in the (row, version) index instead of skipping rows.
+    // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
+    // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
     return counted(await select(db, membership.personnelSid, total)
-      .where(and(condition, gt(versions.version, offset)))
+      .where(and(condition, gt(versions.version, sql`${offset}::bigint`)))
       .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
   }
   const total = sql<number>`(${db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(condition)})`;
