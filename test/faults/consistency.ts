@@ -3,6 +3,7 @@
 // nothing else is; every chain verifies (the service's report and a recomputation); the
 // credits equal the opening balance minus the ledger.
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from '../helpers/http.ts';
 import {
   assertIntactChain, cents, listCells, recordPaths, listLedger, listVersions, readCredits, recomputeHash, verifyRow,
@@ -51,6 +52,7 @@ export async function writeRow(ws: PricedWorkspace, rowIndex: number, writes: Wr
     if (write.op === 'POST' && write.outcome.status === 201) cellOf.set(column, write.outcome.json.sid);
     options.onAnswer?.(write);
     if (write.outcome.status === null) return;
+    if (!acknowledged(write)) await sleep(50); // refused (a 503 while the database is away): do not spin
   }
 }
 
@@ -98,7 +100,7 @@ export async function assertWholeWrites(api: Api, ws: PricedWorkspace, writes: W
       const column = changed[0];
       const write = byData.get(`${column}\u0000${after[column]}`);
       assert.ok(write, `${where}: version ${versions[i].version}'s value ${JSON.stringify(after[column])} is one of the writes sent`);
-      assert.ok((lastSeq.get(column) ?? -1) < write.seq, `${where}: the cell's versions follow the order its writes were sent in`);
+      assert.ok((lastSeq.get(column) ?? -Infinity) < write.seq, `${where}: the cell's versions follow the order its writes were sent in`);
       lastSeq.set(column, write.seq);
       changes.push({ row: row.sid, column, cell: cellOf.get(column)!, data: after[column] });
     }
