@@ -68,8 +68,13 @@ export interface Findings {
 /**
  * Asserts the database (read through `api`, an Admin of the workspace's organization)
  * holds exactly whole writes of `writes`, and that the credits add up from `openingCents`.
+ * `ordered`: a cell's writes were sent one after another, so its versions follow `seq`
+ * (false when they were sent at once). `refusedAbsent`: a write refused with an answer
+ * (not 2xx) did nothing, so its data is in no version.
  */
-export async function assertWholeWrites(api: Api, ws: PricedWorkspace, writes: Write[], openingCents: number, priceCents: number): Promise<Findings> {
+export async function assertWholeWrites(
+  api: Api, ws: PricedWorkspace, writes: Write[], openingCents: number, priceCents: number, options: { ordered?: boolean; refusedAbsent?: boolean } = {},
+): Promise<Findings> {
   const org = ws.org.sid;
   const changes: { row: string; column: string; cell: string; data: string }[] = [];
   let versionCount = 0;
@@ -100,7 +105,8 @@ export async function assertWholeWrites(api: Api, ws: PricedWorkspace, writes: W
       const column = changed[0];
       const write = byData.get(`${column}\u0000${after[column]}`);
       assert.ok(write, `${where}: version ${versions[i].version}'s value ${JSON.stringify(after[column])} is one of the writes sent`);
-      assert.ok((lastSeq.get(column) ?? -Infinity) < write.seq, `${where}: the cell's versions follow the order its writes were sent in`);
+      if (options.ordered !== false) assert.ok((lastSeq.get(column) ?? -Infinity) < write.seq, `${where}: the cell's versions follow the order its writes were sent in`);
+      assert.ok(!changes.some((c) => c.row === row.sid && c.column === column && c.data === after[column]), `${where}: ${JSON.stringify(after[column])} is written once`);
       lastSeq.set(column, write.seq);
       changes.push({ row: row.sid, column, cell: cellOf.get(column)!, data: after[column] });
     }
@@ -109,6 +115,12 @@ export async function assertWholeWrites(api: Api, ws: PricedWorkspace, writes: W
     for (const w of mine.filter(acknowledged)) {
       assert.ok(changes.some((c) => c.row === row.sid && c.column === w.column && c.data === w.data),
         `${where}: the acknowledged ${w.op} ${JSON.stringify(w.data)} (HTTP ${w.outcome!.status}) is in a version`);
+    }
+    if (options.refusedAbsent) {
+      for (const w of mine.filter((x) => !acknowledged(x) && x.outcome?.status !== null)) {
+        assert.ok(!changes.some((c) => c.row === row.sid && c.column === w.column && c.data === w.data),
+          `${where}: the refused ${w.op} ${JSON.stringify(w.data)} (HTTP ${w.outcome!.status}) is in no version`);
+      }
     }
   }
 
