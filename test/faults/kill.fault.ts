@@ -43,7 +43,8 @@ describe('SIGKILL in a burst of cell writes (PostgreSQL)', () => {
       const bound = setTimeout(() => killedAt || kill(), 60_000);
       await Promise.all(writers);
       clearTimeout(bound);
-      assert.equal((await first.exit).signal, 'SIGKILL', 'the server was killed');
+      const exit = await first.exit;
+      assert.equal(exit.signal, 'SIGKILL', `the server was killed (exit ${JSON.stringify(exit)}):\n${first.logTail(30)}`);
       assert.ok(await waitGroupGone(first.pid), 'every process of the killed server is gone');
       await first.stop();
 

@@ -30,12 +30,24 @@ export type Resource =
   | { kind: 'cluster'; bin: string; dir: string };
 
 const undo: Array<{ resource: Resource; step: () => Promise<void> }> = [];
+let recorded = 0;
 
+/** Appends a line to the runner's state file (when run by the runner). */
+function tell(line: object): void {
+  const file = process.env.FAULT_STATE_FILE;
+  if (file) fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
+/** Registers `resource` and its undo step; returns the step, which also unregisters it. */
 function record(resource: Resource, step: () => Promise<void>): () => Promise<void> {
+  // Only a process that makes resources (a test file, not the runner) undoes them on a signal.
+  if (!recorded) {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void undoAll().finally(() => process.exit(130)));
+  }
   const entry = { resource, step };
   undo.push(entry);
-  const file = process.env.FAULT_STATE_FILE;
-  if (file) fs.appendFileSync(file, `${JSON.stringify(resource)}\n`);
+  const id = `${process.pid}-${(recorded += 1)}`;
+  tell({ id, resource });
   let done = false;
   return async () => {
     if (done) return;
@@ -43,6 +55,7 @@ function record(resource: Resource, step: () => Promise<void>): () => Promise<vo
     const at = undo.indexOf(entry);
     if (at !== -1) undo.splice(at, 1);
     await step();
+    tell({ released: id });
   };
 }
 
@@ -54,9 +67,6 @@ export async function undoAll(): Promise<void> {
   }
 }
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, () => void undoAll().finally(() => process.exit(130)));
-}
 
 /** Undoes a resource described in the runner's state file (the runner's last resort). */
 export async function undoResource(resource: Resource): Promise<void> {
