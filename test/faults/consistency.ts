@@ -69,11 +69,10 @@ export interface Findings {
  * Asserts the database (read through `api`, an Admin of the workspace's organization)
  * holds exactly whole writes of `writes`, and that the credits add up from `openingCents`.
  * `ordered`: a cell's writes were sent one after another, so its versions follow `seq`
- * (false when they were sent at once). `refusedAbsent`: a write refused with an answer
- * (not 2xx) did nothing, so its data is in no version.
+ * (false when they were sent at once).
  */
 export async function assertWholeWrites(
-  api: Api, ws: PricedWorkspace, writes: Write[], openingCents: number, priceCents: number, options: { ordered?: boolean; refusedAbsent?: boolean } = {},
+  api: Api, ws: PricedWorkspace, writes: Write[], openingCents: number, priceCents: number, options: { ordered?: boolean } = {},
 ): Promise<Findings> {
   const org = ws.org.sid;
   const changes: { row: string; column: string; cell: string; data: string }[] = [];
@@ -115,12 +114,6 @@ export async function assertWholeWrites(
     for (const w of mine.filter(acknowledged)) {
       assert.ok(changes.some((c) => c.row === row.sid && c.column === w.column && c.data === w.data),
         `${where}: the acknowledged ${w.op} ${JSON.stringify(w.data)} (HTTP ${w.outcome!.status}) is in a version`);
-    }
-    if (options.refusedAbsent) {
-      for (const w of mine.filter((x) => !acknowledged(x) && x.outcome?.status !== null)) {
-        assert.ok(!changes.some((c) => c.row === row.sid && c.column === w.column && c.data === w.data),
-          `${where}: the refused ${w.op} ${JSON.stringify(w.data)} (HTTP ${w.outcome!.status}) is in no version`);
-      }
     }
   }
 
