@@ -10,6 +10,7 @@ import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
 import { DigestScheduler } from './jobs/digest.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
 import { recordLocks } from './core/record-lock.js';
@@ -69,7 +70,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     bodyLimit: config.bodyLimit,
     trustProxy: false,
     requestIdHeader: 'x-request-id',
-    return503OnClosing: true,
+    // While closing, the hook below answers 503 in the API's own error shape.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500 },
   });
 
@@ -117,6 +119,23 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
+
+  // Graceful shutdown (SIGTERM): requests in flight finish; a request that arrives on an
+  // open connection meanwhile gets 503, and every answer from then on closes its
+  // connection, or a keep-alive connection would hold app.close() open until it times out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw errors.unavailable();
+    }
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {

@@ -36,10 +36,13 @@ async function primary(config: Config): Promise<void> {
   await database.migrate();
   await database.close();
   let stopping = false;
+  // A worker that could not drain (forced out after 15 s, or crashed) makes the stop fail too.
+  let drained = true;
   for (let i = 0; i < workers; i += 1) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (code !== 0) drained = false;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(drained ? 0 : 1);
       return;
     }
     console.error(JSON.stringify({ level: 50, msg: 'worker exited; starting another', pid: worker.process.pid, code, signal }));

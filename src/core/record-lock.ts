@@ -31,7 +31,9 @@ class AdvisoryLocks implements RecordLocks {
   private readonly pool: pg.Pool;
   constructor(connectionString: string) {
     this.pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 5_000 });
+    // A lost connection fails the holder's queries; it must not crash the process (see db/client.ts).
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
   async with<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();

@@ -82,8 +82,12 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
       connectionTimeoutMillis: 3_000,
       idleTimeoutMillis: 30_000,
     });
-    // An idle client losing its connection (a database restart) must not crash the process.
+    // A client losing its connection (a database restart) must not crash the process: the
+    // pool handles an idle client's error, but a checked-out client (a transaction between
+    // two statements) emits it with nobody listening. Its queries fail (503) and the pool
+    // drops it when it is released.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return {
       kind: 'postgres',

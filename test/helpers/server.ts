@@ -45,6 +45,8 @@ export interface RunningServer {
   dataDir: string;
   databaseUrl: string | null;
   logFile: string;
+  /** Settles when the server's primary process exits, with its exit code or signal. */
+  exit: Promise<{ code: number | null; signal: string | null }>;
   /** The last `lines` lines of the server's output. */
   logTail(lines?: number): string;
   /** Stops the whole process group: SIGTERM, then SIGKILL after 10 s; removes folders it made. */
@@ -58,7 +60,8 @@ process.on('exit', () => {
   for (const child of running) killGroup(child.pid!, 'SIGKILL');
 });
 
-function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+/** Sends `signal` to process group `pid`; false when there is no such group. */
+export function killGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pid, signal);
     return true;
@@ -67,7 +70,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-function groupAlive(pid: number): boolean {
+/** Whether any process of group `pid` is still alive. */
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;
@@ -212,10 +216,10 @@ async function launch(options: ServerOptions): Promise<RunningServer> {
   fs.closeSync(log);
   running.add(child);
   let exited: { code: number | null; signal: string | null } | null = null;
-  const exit = new Promise<void>((resolve) => {
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       exited = { code, signal };
-      resolve();
+      resolve(exited);
     });
   });
 
@@ -226,6 +230,7 @@ async function launch(options: ServerOptions): Promise<RunningServer> {
     dataDir,
     databaseUrl,
     logFile,
+    exit,
     logTail: (lines = 60) => tail(logFile, lines),
     async stop() {
       if (exited === null) {
