@@ -272,7 +272,7 @@ async function main(argv: string[]): Promise<unknown> {
 
   const command = COMMANDS[name];
   const input = command.check(flags, config);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds, poolSize: 2 });
   try {
     await database.migrate();
     return await command.run(database.db, input, config);

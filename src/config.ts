@@ -14,6 +14,8 @@ export interface Config {
   initialCredits: string;
   signupEnabled: boolean;
   tokenIdleMinutes: number;
+  /** PostgreSQL: the longest a statement may run (then the request answers 503). */
+  statementTimeoutSeconds: number;
   workers: number;
   logLevel: string;
   bodyLimit: number;
@@ -82,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     mailRetrySeconds: int('MAIL_RETRY_SECONDS', 5, 1, 3600),
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
+    statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);

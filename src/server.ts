@@ -5,7 +5,7 @@ import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
 
 async function serve(config: Config): Promise<void> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds });
   // In a cluster the primary has migrated already; alone, this process does.
   if (!cluster.isWorker) await database.migrate();
   const { app } = await buildApp({ config, database });
@@ -32,7 +32,7 @@ async function primary(config: Config): Promise<void> {
   // PGlite is in-process: one process only.
   const workers = config.databaseUrl ? config.workers : 1;
   if (workers <= 1) return serve(config);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds, poolSize: 2 });
   await database.migrate();
   await database.close();
   let stopping = false;

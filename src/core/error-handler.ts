@@ -139,7 +139,8 @@ export function validationBody(validation: AjvError[], context?: string): Record
   return out;
 }
 
-const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'];
+// 57014: a statement cancelled by statement_timeout (db/client.ts): the database is too busy or stuck.
+const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57014', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'];
 
 /** Whether the database could not be reached: the error or one of its causes (Drizzle wraps the driver's error) says so. */
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -147,7 +148,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
   for (let depth = 0; e && depth < 5; depth += 1, e = e.cause as typeof e) {
     // Connection-level failures of node-postgres and PostgreSQL's "shutting down" classes.
     if (UNAVAILABLE_CODES.includes(e.code ?? '')) return true;
-    if (/^(Connection terminated|Client has encountered a connection error)|connection timeout|timeout exceeded when trying to connect/i.test(e.message ?? '')) return true;
+    if (/^(Connection terminated|Client has encountered a connection error|Query read timeout)|connection timeout|timeout exceeded when trying to connect/i.test(e.message ?? '')) return true;
   }
   return false;
 }

@@ -69,14 +69,25 @@ class PreparingClient extends pg.Client {
 }
 
 /** Opens the database named by DATABASE_URL, or the embedded PGlite under dataDir. */
-export async function openDatabase(options: { databaseUrl: string | null; dataDir: string; poolSize?: number }): Promise<Database> {
+export async function openDatabase(options: {
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize?: number;
+  /** PostgreSQL: the longest a statement may run before it is cancelled (the request answers 503). Default 30 s. */
+  statementTimeoutSeconds?: number;
+}): Promise<Database> {
   if (options.databaseUrl) {
+    const timeoutMs = (options.statementTimeoutSeconds ?? 30) * 1000;
     const pool = new pg.Pool({
       Client: PreparingClient,
       connectionString: options.databaseUrl,
       // Plan each execution for its parameters: a generic plan of a prepared statement
       // cannot see that a row's sid picks a few versions out of millions.
-      options: '-c plan_cache_mode=force_custom_plan',
+      // No statement runs longer than the timeout (an overloaded or stuck database answers
+      // 503, never holds a request forever), and a server that stops answering altogether
+      // is given up on 5 s later (migrations lift the limit for their own session).
+      options: `-c plan_cache_mode=force_custom_plan -c statement_timeout=${timeoutMs}`,
+      query_timeout: timeoutMs + 5_000,
       max: options.poolSize ?? 10,
       // Fail fast (503) when the server does not accept connections, rather than hang.
       connectionTimeoutMillis: 3_000,
@@ -98,7 +109,11 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
         const client = await pool.connect();
         try {
           await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-          await migratePg(db as never, { migrationsFolder: MIGRATIONS_DIR });
+          // On the locking session itself, without the statement timeout: an index on a
+          // large table may take longer than a request may.
+          await client.query('SET statement_timeout = 0');
+          await migratePg(drizzlePg(client, { schema }) as never, { migrationsFolder: MIGRATIONS_DIR });
+          await client.query('RESET statement_timeout');
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
           client.release();
