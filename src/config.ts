@@ -16,6 +16,8 @@ export interface Config {
   tokenIdleMinutes: number;
   /** PostgreSQL: the longest a statement may run (then the request answers 503). */
   statementTimeoutSeconds: number;
+  /** The V8 heap limit of cluster workers, in MB (0: V8's default). */
+  heapLimitMb: number;
   workers: number;
   logLevel: string;
   bodyLimit: number;
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailRetrySeconds: int('MAIL_RETRY_SECONDS', 5, 1, 3600),
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
+    heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);

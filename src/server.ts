@@ -38,6 +38,12 @@ async function primary(config: Config): Promise<void> {
   let stopping = false;
   // A worker that could not drain (forced out after 15 s, or crashed) makes the stop fail too.
   let drained = true;
+  // Workers run with a V8 heap limit: without one V8 lets a busy process's heap grow
+  // lazily towards gigabytes (peak RSS 220–260 MB at 50 connections, against 150–160 MB
+  // with 192 MB, at the same throughput). HEAP_LIMIT_MB=0 leaves V8's default.
+  if (config.heapLimitMb > 0) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')), `--max-old-space-size=${config.heapLimitMb}`] });
+  }
   for (let i = 0; i < workers; i += 1) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {

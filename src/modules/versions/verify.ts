@@ -3,7 +3,8 @@ import { query, type Db } from '../../db/client.js';
 import { versionHash } from './chain.js';
 import { versionBatch } from './repository.js';
 
-const BATCH = 5000;
+// Small enough that two batches in memory stay small with wide rows; the next is read while one is hashed.
+const BATCH = 2500;
 const MAX_PROBLEMS = 100;
 
 /**
