@@ -8,7 +8,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
-import { DigestScheduler } from './jobs/digest.js';
+import { digestScheduler } from './jobs/digest.js';
+import { creditsVacuum } from './jobs/vacuum.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
@@ -170,14 +171,17 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
 
-  const digest = new DigestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
+  const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
+  const vacuum = creditsVacuum(database.db, app.log);
   if (options.workers !== false) {
     app.addHook('onReady', async () => {
       mail.start();
       digest.start();
+      vacuum.start();
     });
   }
   app.addHook('onClose', async () => {
+    await vacuum.stop();
     await digest.stop();
     await mail.stop();
     await locks.close();

@@ -5,6 +5,7 @@
 // process sends it, and a process that dies half-way leaves the week to the next check.
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { Periodic } from './periodic.js';
 import { query, type Db } from '../db/client.js';
 import { enqueueMail, type OutgoingMail } from '../mail/outbox.js';
 
@@ -102,48 +103,23 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
   });
 }
 
-/** Checks every `checkSeconds` whether the digest of the last complete week is due, in every process. */
-export class DigestScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-
-  constructor(private readonly options: { db: Db; log: FastifyBaseLogger; checkSeconds: number; onQueued: () => void }) {}
-
-  start(): void {
-    this.stopped = false;
-    // The first check soon after start, so a week missed while no process ran is sent.
-    this.schedule(Math.min(this.options.checkSeconds, 30) * 1000);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.check().finally(() => {
-        this.running = null;
-        this.schedule(this.options.checkSeconds * 1000);
-      });
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async check() {
-    try {
-      const result = await runWeeklyDigest(this.options.db, digestWeek(new Date()));
+/**
+ * Checks every `checkSeconds` whether the digest of the last complete week is due, in
+ * every process; the first check comes soon after start, so a week missed while no
+ * process ran is sent.
+ */
+export function digestScheduler(options: { db: Db; log: FastifyBaseLogger; checkSeconds: number; onQueued: () => void }): Periodic {
+  return new Periodic({
+    name: 'weekly digest check',
+    everySeconds: options.checkSeconds,
+    firstSeconds: Math.min(options.checkSeconds, 30),
+    task: async () => {
+      const result = await runWeeklyDigest(options.db, digestWeek(new Date()));
       if (result.claimed) {
-        this.options.log.info(result, 'weekly digest queued');
-        if (result.emails) this.options.onQueued();
+        options.log.info(result, 'weekly digest queued');
+        if (result.emails) options.onQueued();
       }
-    } catch (err) {
-      this.options.log.warn({ error: (err as Error).message }, 'weekly digest check failed; retrying at the next check');
-    }
-  }
+    },
+    log: options.log,
+  });
 }
