@@ -18,16 +18,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DB_KIND } from '../helpers/env.ts';
 import { expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { behindTheApi, type Runner } from '../helpers/behind.ts';
 import { Api, anonymous } from '../helpers/http.ts';
 import { PATHS, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { readMail } from '../helpers/mail.ts';
-
-type Runner = (text: string, params?: unknown[]) => Promise<{ rows: any[] }>;
 
 const IDLE_MINUTES = 5;
 const env = { TOKEN_IDLE_MINUTES: String(IDLE_MINUTES), SIGNUP_ENABLED: 'true', LOG_LEVEL: 'debug' };
@@ -44,27 +41,9 @@ after(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Runs `change` with SQL access to the database behind the server (restarting it on PGlite). */
-async function behindTheApi(change: (run: Runner) => Promise<void>): Promise<void> {
-  if (DB_KIND === 'postgres') {
-    assert.ok(TEST_DATABASE_URL, 'the harness gives TEST_DATABASE_URL on PostgreSQL');
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await change((text, params) => client.query(text, params as unknown[]));
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  await server.stop();
-  const db = new PGlite(path.join(dataDir, 'pgdata'));
-  try {
-    await change((text, params) => db.query(text, params as unknown[]));
-  } finally {
-    await db.close();
-  }
-  server = await startServer({ databaseUrl: null, dataDir, env });
+/** Runs `change` with SQL access to the database behind this file's server (restarting it on PGlite). */
+async function changeBehindTheApi(change: (run: Runner) => Promise<void>): Promise<void> {
+  server = (await behindTheApi(server, change, env))!;
 }
 
 /** A fresh account on this file's server, and `sessions` session tokens of it. */
@@ -89,7 +68,7 @@ describe('idle session tokens', () => {
     expectStatus(keyRes, 201, 'an API key');
     const key = keyRes.json.key as string;
 
-    await behindTheApi(async (run) => {
+    await changeBehindTheApi(async (run) => {
       // The idle session and the key were last used just past the window; the other session just inside it.
       const past = `${IDLE_MINUTES * 60 + 5} seconds`;
       const inside = `${IDLE_MINUTES * 60 - 30} seconds`;
@@ -107,7 +86,7 @@ describe('idle session tokens', () => {
     expectStatus(await at(key, 'Bearer').get(PATHS.checktoken), 200, 'an API key does not expire when idle');
 
     // Using the recent session moved its window: it is no longer near the edge.
-    await behindTheApi(async (run) => {
+    await changeBehindTheApi(async (run) => {
       const { rows } = await run(
         `SELECT kind, last_used_at > now() - interval '2 minutes' AS fresh FROM credentials WHERE user_sid = $1 ORDER BY kind, 2`, [sid]);
       assert.deepEqual(rows.map((r) => [r.kind, r.fresh]), [['apikey', true], ['session', false], ['session', true]],
@@ -194,7 +173,7 @@ describe('secrets at rest and in logs', () => {
       assert.ok(!log.includes(secret), `the ${what} is not in the log`);
     }
 
-    await behindTheApi(async (run) => {
+    await changeBehindTheApi(async (run) => {
       const { rows } = await run('SELECT password_hash FROM users WHERE lower(email) = lower($1)', [email]);
       assert.equal(rows.length, 1);
       assert.match(rows[0].password_hash, /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$/, 'an argon2id hash');

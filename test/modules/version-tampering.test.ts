@@ -13,17 +13,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { BASE_URL, DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { BASE_URL, DB_KIND } from '../helpers/env.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { behindTheApi, type Runner } from '../helpers/behind.ts';
 import {
   assertIntactChain, listVersions, newSmallWorkspaceAt, patchCell, postCell, recomputeHash, recordPaths, verifyRow, type SmallWorkspace,
 } from '../helpers/records.ts';
 import type { Api } from '../helpers/http.ts';
-
-type Runner = (text: string, params?: unknown[]) => Promise<{ rows: any[] }>;
 
 let server: RunningServer | null = null;
 let dataDir = '';
@@ -43,27 +40,9 @@ after(async () => {
 });
 
 /** Runs `change` with direct SQL access to the database behind the API, then returns the caller to use afterwards. */
-async function behindTheApi(change: (run: Runner) => Promise<void>): Promise<Api> {
-  if (DB_KIND === 'postgres') {
-    assert.ok(TEST_DATABASE_URL, 'the harness gives TEST_DATABASE_URL on PostgreSQL');
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      await change((text, params) => client.query(text, params as unknown[]));
-    } finally {
-      await client.end();
-    }
-    return ws.api;
-  }
-  await server!.stop();
-  const db = new PGlite(path.join(dataDir, 'pgdata'));
-  try {
-    await change((text, params) => db.query(text, params as unknown[]));
-  } finally {
-    await db.close();
-  }
-  server = await startServer({ databaseUrl: null, dataDir });
-  return ws.api.at(server.baseUrl);
+async function changeBehindTheApi(change: (run: Runner) => Promise<void>): Promise<Api> {
+  server = await behindTheApi(server, change);
+  return ws.api.at(server?.baseUrl ?? BASE_URL);
 }
 
 /** A row with `count` versions: created, a cell, then PATCHes of it. */
@@ -95,7 +74,7 @@ describe('versions changed directly in the database', () => {
     const forgedData = { ...v2.data, cells: { [column]: 'forged' } };
     const forgedHash = recomputeHash(forged.row.sid, { ...v2, data: forgedData }, ws.user.sid);
 
-    const api = await behindTheApi(async (run) => {
+    const api = await changeBehindTheApi(async (run) => {
       const changed = async (text: string, params: unknown[]) => {
         const result = await run(text, params);
         assert.equal(result.rows.length, 1, `one version changed by: ${text}`);
