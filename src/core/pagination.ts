@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { errors } from './errors.js';
 import { baseUrlOf } from './urls.js';
 
@@ -56,6 +57,11 @@ export function pageEnvelope<T>(
  * trip. `total` is unknown when the page is empty.
  */
 export type Counted<T> = T[] & { total?: number; addPermission?: boolean };
+
+/** A list's count query as the `total` column of its page query (a subquery PostgreSQL runs once). */
+export function totalOf(countQuery: SQLWrapper): SQL<number> {
+  return sql<number>`(${countQuery})`;
+}
 
 /** The rows of a page query with a `total` column, as a Counted page without that column. */
 export function counted<T extends { total: number | string }>(rows: T[]): Counted<Omit<T, 'total'>> {

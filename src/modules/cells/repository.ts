@@ -4,7 +4,7 @@ import { cells, columns, projectMembers, rows, widgets } from '../../db/schema.j
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from '../rows/access.js';
-import { counted, type Counted } from '../../core/pagination.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const fields = {
   sid: cells.sid,
@@ -42,16 +42,20 @@ function where(orgSid: string, membership: Membership, rowSid: string | undefine
   return and(eq(cells.organizationSid, orgSid), rowSid ? eq(cells.rowSid, rowSid) : undefined, readableRows(membership))!;
 }
 
+/** The count of the cells a list shows, as a query. */
+function countQuery(db: Db, condition: SQL) {
+  return db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(condition);
+}
+
 export async function countCells(db: Db, orgSid: string, membership: Membership, rowSid?: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(where(orgSid, membership, rowSid));
+  const [row] = await countQuery(db, where(orgSid, membership, rowSid));
   return row.n;
 }
 
 /** A page of cells, with the count of the list: a row's in column order, or the organization's oldest first. */
 export async function pageCells(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<CellRecord>> {
   const condition = where(orgSid, membership, rowSid);
-  const total = sql<number>`(${db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(condition)})`;
-  const query = select(db, membership.personnelSid, total).where(condition);
+  const query = select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition);
   const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
   return counted((await ordered.limit(limit).offset(offset)) as (CellRecord & { total: number })[]);
 }

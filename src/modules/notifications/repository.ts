@@ -3,7 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { notifications, personnel, users } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
-import { counted, type Counted } from '../../core/pagination.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const sender = alias(personnel, 'sender');
 const recipient = alias(personnel, 'recipient');
@@ -56,15 +56,19 @@ function inbox(recipientSid: string): SQL {
   return and(eq(notifications.recipientSid, recipientSid), eq(notifications.isDeletedByRecipient, false))!;
 }
 
+/** The count of a member's inbox, as a query. */
+function countQuery(db: Db, recipientSid: string) {
+  return db.select({ n: count() }).from(notifications).where(inbox(recipientSid));
+}
+
 export async function countInbox(db: Db, recipientSid: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(notifications).where(inbox(recipientSid));
+  const [row] = await countQuery(db, recipientSid);
   return row.n;
 }
 
 /** A page of a member's inbox, newest first, with the inbox's count. */
 export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number): Promise<Counted<NotificationRow>> {
-  const total = sql<number>`(${db.select({ n: count() }).from(notifications).where(inbox(recipientSid))})`;
-  return counted(await select(db, total).where(inbox(recipientSid))
+  return counted(await select(db, totalOf(countQuery(db, recipientSid))).where(inbox(recipientSid))
     .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset) as (NotificationRow & { total: number })[]);
 }
 

@@ -3,7 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, users } from '../../db/schema.js';
 import { isoDate, isoTimestamp, personName } from '../../core/sql.js';
-import { counted, type Counted } from '../../core/pagination.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const updater = alias(users, 'updater');
 
@@ -43,15 +43,19 @@ function select(db: Db, where: SQL, total?: SQL<number>) {
   return db.select(total ? { ...columns, total } : columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
 }
 
+/** The count of an organization's personnel, as a query. */
+function countQuery(db: Db, orgSid: string) {
+  return db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid));
+}
+
 export async function countInOrganization(db: Db, orgSid: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid));
+  const [row] = await countQuery(db, orgSid);
   return row.n;
 }
 
 /** A page of an organization's personnel, oldest first, with the organization's count. */
 export async function pageInOrganization(db: Db, orgSid: string, limit: number, offset: number): Promise<Counted<PersonnelRow>> {
-  const total = sql<number>`(${db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid))})`;
-  return counted(await select(db, eq(personnel.organizationSid, orgSid), total)
+  return counted(await select(db, eq(personnel.organizationSid, orgSid), totalOf(countQuery(db, orgSid)))
     .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset) as (PersonnelRow & { total: number })[]);
 }
 

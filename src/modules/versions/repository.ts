@@ -6,7 +6,7 @@ import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from '../rows/access.js';
 import { versionHash } from './chain.js';
-import { counted, type Counted } from '../../core/pagination.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const previous = alias(versions, 'previous');
 const author = alias(users, 'author');
@@ -57,8 +57,13 @@ function where(orgSid: string, membership: Membership, rowSid: string | undefine
   return and(eq(versions.organizationSid, orgSid), rowSid ? eq(versions.rowSid, rowSid) : undefined, readableRows(membership))!;
 }
 
+/** The count of the versions a list shows, as a query. */
+function countQuery(db: Db, condition: SQL) {
+  return db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(condition);
+}
+
 export async function countVersions(db: Db, orgSid: string, membership: Membership, rowSid?: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(where(orgSid, membership, rowSid));
+  const [row] = await countQuery(db, where(orgSid, membership, rowSid));
   return row.n;
 }
 
@@ -81,8 +86,7 @@ export async function pageVersions(db: Db, orgSid: string, membership: Membershi
       .where(and(condition, gt(versions.version, sql`${offset}::bigint`)))
       .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
   }
-  const total = sql<number>`(${db.select({ n: count() }).from(versions).innerJoin(rows, eq(rows.sid, versions.rowSid)).where(condition)})`;
-  return counted(await select(db, membership.personnelSid, total).where(condition)
+  return counted(await select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition)
     .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset) as (VersionRow & { total: number })[]);
 }
 
