@@ -1,4 +1,5 @@
 // buildApp: the one factory the server, the CLI's checks and the tests all use.
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -15,6 +16,7 @@ import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
 import { recordLocks } from './core/record-lock.js';
+import { installMetrics } from './core/metrics.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -48,6 +50,9 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
+/** A caller's X-Request-Id is kept when it is 1–128 visible characters of this set. */
+const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
 /** The URL with every query value replaced by "…", so no secret reaches a log line. */
 function redactQuery(url: string): string {
   const at = url.indexOf('?');
@@ -70,7 +75,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     },
     bodyLimit: config.bodyLimit,
     trustProxy: false,
-    requestIdHeader: 'x-request-id',
+    // Every request gets an id unique across processes and restarts (a random UUID), or
+    // keeps the caller's X-Request-Id when it is a sensible one; it is in every log line
+    // of the request (reqId) and in the answer's X-Request-Id.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
     // While closing, the hook below answers 503 in the API's own error shape.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 500 },
@@ -88,6 +100,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.removeContentTypeParser('text/plain');
 
   installErrorHandler(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  const metrics = installMetrics(app, database, config.metricsToken);
 
   const mail = new MailWorker({
     db: database.db,
@@ -98,7 +114,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     retrySeconds: config.mailRetrySeconds,
   });
   const locks = recordLocks(database, config.databaseUrl);
-  const ctx: AppContext = { config, database, db: database.db, mail, locks };
+  const ctx: AppContext = { config, database, db: database.db, mail, locks, metrics };
 
   await app.register(swagger, {
     openapi: {

@@ -23,6 +23,10 @@ export interface Config {
   bodyLimit: number;
   mailRetrySeconds: number;
   digestCheckSeconds: number;
+  /** GET /metrics answers only to `Authorization: Bearer <metricsToken>`; null: no metrics endpoint. */
+  metricsToken: string | null;
+  /** OpenTelemetry: the OTLP/HTTP endpoint traces are sent to; null: no tracing. */
+  otelEndpoint: string | null;
 }
 
 export class ConfigError extends Error {
@@ -33,8 +37,18 @@ export class ConfigError extends Error {
 
 const MONEY = /^\d{1,12}(\.\d{1,2})?$/;
 
+/** The names of the settings loadConfig reads (filled as it reads them). */
+const SETTINGS = new Set<string>(['OTEL_SERVICE_NAME', 'OTEL_BSP_SCHEDULE_DELAY']);
+
 /** Reads and validates the configuration; throws ConfigError listing every problem. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
+  // Every name read here is a setting: settingTypos() compares the environment with them.
+  const env = new Proxy(given, {
+    get(target, name) {
+      if (typeof name === 'string') SETTINGS.add(name);
+      return target[name as string];
+    },
+  });
   const problems: string[] = [];
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
@@ -88,10 +102,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
+    metricsToken: env.METRICS_TOKEN || null,
+    otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
   };
+  if (config.metricsToken !== null && config.metricsToken.length < 16) {
+    problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
   }
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** The edit distance between two names (insertions, deletions, substitutions, swaps of neighbours). */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j += 1) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Environment variables that look like one of the service's settings but are not one
+ * (`DATABSE_URL`), each with the setting it probably meant: a typo must not quietly run
+ * the service on its defaults. Call after loadConfig.
+ */
+export function settingTypos(env: NodeJS.ProcessEnv = process.env): Array<{ name: string; meant: string }> {
+  const found: Array<{ name: string; meant: string }> = [];
+  for (const name of Object.keys(env)) {
+    if (SETTINGS.has(name) || name.length < 4) continue;
+    let best: { meant: string; d: number } | null = null;
+    for (const setting of SETTINGS) {
+      const d = distance(name.toUpperCase(), setting);
+      if (d <= (setting.length >= 8 ? 2 : 1) && (!best || d < best.d)) best = { meant: setting, d };
+    }
+    if (best) found.push({ name, meant: best.meant });
+  }
+  return found;
 }

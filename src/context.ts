@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { MailWorker } from './jobs/mail.js';
 import type { RecordLocks } from './core/record-lock.js';
+import type { ServiceMetrics } from './core/metrics.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
@@ -11,4 +12,6 @@ export interface AppContext {
   mail: MailWorker;
   /** Per-record locks across processes (If-Match). */
   locks: RecordLocks;
+  /** The counters behind GET /metrics that modules feed (cell writes, credits debited). */
+  metrics: ServiceMetrics;
 }

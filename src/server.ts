@@ -1,8 +1,13 @@
 // The server process: configuration, migrations, cluster workers, graceful shutdown.
 import cluster from 'node:cluster';
-import { loadConfig, ConfigError, type Config } from './config.js';
+import { pino, type Logger } from 'pino';
+import { loadConfig, settingTypos, ConfigError, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
+import { serveClusterMetrics } from './core/metrics.js';
+import { describeService } from './core/startup.js';
+
+const STARTED = 'records service started';
 
 async function serve(config: Config): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds });
@@ -26,12 +31,16 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  if (!cluster.isWorker) app.log.info(describeService(config, 1), STARTED);
 }
 
-async function primary(config: Config): Promise<void> {
+async function primary(config: Config, log: Logger): Promise<void> {
   // PGlite is in-process: one process only.
   const workers = config.databaseUrl ? config.workers : 1;
   if (workers <= 1) return serve(config);
+  serveClusterMetrics();
+  // The start-up line, once: when the first worker listens (they share the port).
+  cluster.once('listening', () => log.info(describeService(config, workers), STARTED));
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds, poolSize: 2 });
   await database.migrate();
   await database.close();
@@ -51,7 +60,7 @@ async function primary(config: Config): Promise<void> {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(drained ? 0 : 1);
       return;
     }
-    console.error(JSON.stringify({ level: 50, msg: 'worker exited; starting another', pid: worker.process.pid, code, signal }));
+    log.error({ worker_pid: worker.process.pid, code, signal }, 'worker exited; starting another');
     cluster.fork();
   });
   const stop = (signal: NodeJS.Signals) => {
@@ -75,8 +84,13 @@ async function main() {
     }
     throw err;
   }
-  if (cluster.isPrimary) await primary(config);
-  else await serve(config);
+  if (cluster.isPrimary) {
+    const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel });
+    for (const { name, meant } of settingTypos()) {
+      log.warn({ variable: name, setting: meant }, `${name} is not a setting of this service (did you mean ${meant}?); it is ignored`);
+    }
+    await primary(config, log);
+  } else await serve(config);
 }
 
 main().catch((err) => {

@@ -48,8 +48,11 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       query: CellCreateQuery,
       body: CellCreate,
       allowed: () => true,
-      create: async (scope, body, query, serializer) =>
-        serializeCell(await createCell(ctx, scope.membership, scope.actor, query.row__sid, body), serializer, scope.membership),
+      create: async (scope, body, query, serializer) => {
+        const cell = await createCell(ctx, scope.membership, scope.actor, query.row__sid, body);
+        ctx.metrics.cellWritten(cell.price);
+        return serializeCell(cell, serializer, scope.membership);
+      },
     },
   });
 
@@ -68,6 +71,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       body: CellPatch,
       handler: async (actor, sid, body) => {
         const { cell, membership } = await changeCell(ctx, actor, sid, body);
+        ctx.metrics.cellWritten(cell.price);
         return serializeCell(cell, 'detail', membership);
       },
     },

@@ -1,0 +1,217 @@
+// GET /metrics: the service's Prometheus metrics (prom-client), for operators only.
+// Off unless METRICS_TOKEN is set; then answered only to `Authorization: Bearer <token>`.
+// In a cluster, the worker that takes the scrape asks the primary, which gathers every
+// worker's registry (prom-client's AggregatorRegistry): one scrape shows the service.
+import cluster from 'node:cluster';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import client from 'prom-client';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { query } from '../db/client.js';
+import { errors } from './errors.js';
+
+const STREAM_ROUTE = '/notifications/notification/stream/';
+const ASK = 'records:metrics:ask';
+const ANSWER = 'records:metrics:answer';
+
+/** The counters other modules feed; a no-op until installMetrics has run. */
+export interface ServiceMetrics {
+  /** A cell write committed, with the price debited for it (a decimal string like "0.50"). */
+  cellWritten(price: string): void;
+}
+
+/** The metrics of this process: one registry, made once (a process runs one app). */
+function createInstruments(database: Database) {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'records_', eventLoopMonitoringPrecision: 20 });
+
+  const requests = new client.Counter({
+    name: 'records_http_requests_total',
+    help: 'HTTP requests answered, by method, route (the route template, or "unmatched") and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: 'records_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being sent, by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const streams = new client.Gauge({
+    name: 'records_live_streams_open',
+    help: 'Notification streams (server-sent events) open now.',
+    registers: [registry],
+  });
+  const cellWrites = new client.Counter({
+    name: 'records_cell_writes_total',
+    help: 'Cell writes committed (creations and changes).',
+    registers: [registry],
+  });
+  const creditsDebited = new client.Counter({
+    name: 'records_credits_debited_total',
+    help: 'Credits debited for cell writes, in the organizations\' currency units.',
+    registers: [registry],
+  });
+  const poolWait = new client.Histogram({
+    name: 'records_db_pool_wait_seconds',
+    help: 'Time a query waited for a database connection from the pool (PostgreSQL).',
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 3],
+    registers: [registry],
+  });
+  new client.Gauge({
+    name: 'records_db_pool_connections',
+    help: 'Database pool connections by state: total, idle, and waiting (queries waiting for one). PostgreSQL only.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const pool = database.pool;
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+  // Read from the database at scrape time: every process sees the same outbox, so a
+  // cluster shows the first process's reading rather than the sum.
+  const backlog = new client.Gauge({
+    name: 'records_mail_outbox_pending',
+    help: 'Mail messages waiting to be delivered (the outbox backlog).',
+    aggregator: 'first',
+    registers: [registry],
+  });
+  const oldest = new client.Gauge({
+    name: 'records_mail_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest mail message not yet delivered (0 when none waits).',
+    aggregator: 'first',
+    registers: [registry],
+    async collect() {
+      const [row] = await query<{ pending: number; oldest: number | null }>(database.db, sql`
+        SELECT count(*)::int AS pending,
+               extract(epoch FROM (now() - min(date_created)))::float8 AS oldest
+          FROM mail_outbox WHERE status = 'pending'`);
+      backlog.set(row?.pending ?? 0);
+      this.set(row?.oldest ?? 0);
+    },
+  });
+
+  if (database.pool) {
+    // The pool's own `connect` does not say how long it waited: time it around the call.
+    const pool = database.pool;
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+      const end = poolWait.startTimer();
+      if (typeof args[0] === 'function') {
+        const callback = args[0] as (...a: unknown[]) => void;
+        return connect((...a: unknown[]) => {
+          end();
+          callback(...a);
+        });
+      }
+      const pending = connect() as Promise<unknown>;
+      pending.then(() => end(), () => end());
+      return pending;
+    };
+  }
+
+  return { registry, requests, duration, streams, cellWrites, creditsDebited };
+}
+
+/** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
+function bearerMatches(request: FastifyRequest, token: string): boolean {
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(match[1]!), digest(token));
+}
+
+/** In a worker: asks the primary for every worker's metrics, merged. */
+function clusterMetrics(): Promise<{ text: string; contentType: string }> {
+  return new Promise((resolve, reject) => {
+    const id = `${process.pid}-${Date.now()}-${Math.random()}`;
+    const timer = setTimeout(() => {
+      process.off('message', onMessage);
+      reject(new Error('the primary process did not answer with the metrics in 5 s'));
+    }, 5000);
+    const onMessage = (message: { type?: string; id?: string; text?: string; contentType?: string; error?: string }) => {
+      if (message?.type !== ANSWER || message.id !== id) return;
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (message.error) reject(new Error(message.error));
+      else resolve({ text: message.text ?? '', contentType: message.contentType ?? client.Registry.PROMETHEUS_CONTENT_TYPE });
+    };
+    process.on('message', onMessage);
+    process.send!({ type: ASK, id });
+  });
+}
+
+/**
+ * In the primary of a cluster: answers the workers' requests for the merged metrics.
+ * Call once, before forking.
+ */
+export function serveClusterMetrics(): void {
+  const aggregator = new client.AggregatorRegistry();
+  cluster.on('message', (worker, message: { type?: string; id?: string }) => {
+    if (message?.type !== ASK) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: ANSWER, id: message.id, text, contentType: aggregator.contentType }),
+      (err: Error) => worker.send({ type: ANSWER, id: message.id, error: err.message }),
+    );
+  });
+}
+
+/**
+ * Records every request's count and latency and serves GET /metrics when a token is
+ * configured. Returns the counters the modules feed.
+ */
+export function installMetrics(app: FastifyInstance, database: Database, token: string | null): ServiceMetrics {
+  const m = createInstruments(database);
+  // The primary gathers workers' metrics from prom-client's global registry.
+  // (prom-client answers the primary only once an AggregatorRegistry exists in the worker.)
+  if (cluster.isWorker) {
+    new client.AggregatorRegistry();
+    client.AggregatorRegistry.setRegistries([m.registry]);
+  }
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === STREAM_ROUTE && request.method === 'GET') {
+      m.streams.inc();
+      request.raw.once('close', () => m.streams.dec());
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    m.requests.inc(labels);
+    m.duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', {
+    config: { auth: false },
+    schema: { hide: true },
+  }, async (request, reply) => {
+    // Without a token the endpoint does not exist, as far as anyone can tell.
+    if (!token) throw errors.notFound();
+    if (!bearerMatches(request, token)) {
+      reply.header('www-authenticate', 'Bearer realm="metrics"');
+      return reply.code(401).send({ detail: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' });
+    }
+    const { text, contentType } = cluster.isWorker
+      ? await clusterMetrics()
+      : { text: await m.registry.metrics(), contentType: m.registry.contentType };
+    return reply.type(contentType).send(text);
+  });
+
+  return {
+    cellWritten(price: string) {
+      m.cellWrites.inc();
+      const amount = Number(price);
+      if (amount > 0) m.creditsDebited.inc(amount);
+    },
+  };
+}
+
+/** A ServiceMetrics that records nothing (the CLI, and before the app is built). */
+export const noMetrics: ServiceMetrics = { cellWritten() {} };

@@ -1,0 +1,252 @@
+// What an operator sees (issue 16): GET /metrics behind METRICS_TOKEN, a request id in
+// every answer and in every log line of its request (across two processes on
+// PostgreSQL), the start-up line and the warning for a mistyped setting, and the
+// liveness and readiness checks.
+//
+// This file starts a server of its own with METRICS_TOKEN and LOG_LEVEL=info: on
+// PostgreSQL two worker processes on the run's database (so records made through the
+// run's server can be written through it), on PGlite a fresh data folder.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { expectStatus } from '../helpers/assertions.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
+import { anonymous } from '../helpers/http.ts';
+import { newWorkspace } from '../helpers/records.ts';
+import { behindTheApi } from '../helpers/behind.ts';
+
+const TOKEN = 'metrics-token-0123456789abcdef';
+const SMTP_PASSWORD = 'smtp-pass-never-logged';
+const DB_PASSWORD = 'db-pass-never-logged';
+let server: RunningServer;
+let dataDir = '';
+
+/** The run's database URL with a password in it (trust authentication ignores it). */
+function urlWithPassword(): string {
+  const url = new URL(TEST_DATABASE_URL!);
+  url.password = DB_PASSWORD;
+  return url.toString();
+}
+
+before(async () => {
+  const env = {
+    METRICS_TOKEN: TOKEN,
+    LOG_LEVEL: 'info',
+    SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:9`,
+    DATABSE_URL: 'postgres://typo@127.0.0.1/none',
+    Metrics_Tokn: 'x',
+  };
+  if (DB_KIND === 'pglite') {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-operating-'));
+    server = await startServer({ databaseUrl: null, dataDir, env });
+  } else {
+    server = await startServer({ databaseUrl: urlWithPassword(), workers: 2, env });
+  }
+});
+
+after(async () => {
+  await server?.stop();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The server's JSON log lines so far. */
+function logLines(): Array<Record<string, any>> {
+  return fs.readFileSync(server.logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/** GET over a new connection each time, so a cluster's workers share the requests. */
+function getFresh(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, headers: { connection: 'close', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+  });
+}
+
+const metrics = (headers: Record<string, string> = {}) => getFresh(`${server.baseUrl}/metrics`, headers);
+
+describe('GET /metrics', () => {
+  test('is not there when METRICS_TOKEN is not set (the run\'s own server)', async () => {
+    const res = await anonymous.get('/metrics');
+    expectStatus(res, 404);
+    assert.deepEqual(res.json, { detail: 'Not found.' });
+  });
+
+  test('answers 401 without the token, with another token, and with the token in another scheme', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-the-metrics-token' }, { authorization: `Token ${TOKEN}` }, { token: TOKEN }] as Array<Record<string, string>>) {
+      const res = await metrics(headers);
+      assert.equal(res.status, 401, `${JSON.stringify(headers)}: ${res.body}`);
+      assert.deepEqual(JSON.parse(res.body), { detail: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' });
+      assert.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');
+      assert.doesNotMatch(res.body, /records_/);
+    }
+  });
+
+  test('answers the listed series in Prometheus text format to the token', async () => {
+    await getFresh(`${server.baseUrl}/health/`);
+    const res = await metrics({ authorization: `Bearer ${TOKEN}` });
+    assert.equal(res.status, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    for (const series of [
+      'records_http_requests_total{method="GET",route="/health/",status="200"}',
+      'records_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/health/",status="200"}',
+      'records_http_request_duration_seconds_count{method="GET",route="/health/",status="200"}',
+      'records_nodejs_eventloop_lag_seconds',
+      'records_mail_outbox_pending',
+      'records_mail_outbox_oldest_pending_seconds',
+      'records_live_streams_open',
+      'records_cell_writes_total',
+      'records_credits_debited_total',
+      'records_db_pool_wait_seconds_count',
+      'records_process_resident_memory_bytes',
+    ]) {
+      assert.ok(res.body.split('\n').some((line) => line.startsWith(`${series} `)), `no ${series} in:\n${res.body.slice(0, 3000)}`);
+    }
+    if (DB_KIND === 'postgres') {
+      for (const state of ['total', 'idle', 'waiting']) assert.match(res.body, new RegExp(`^records_db_pool_connections\\{state="${state}"\\} \\d+$`, 'm'));
+    }
+  });
+
+  test('counts an open notification stream while it is open', async () => {
+    const value = (body: string) => Number(/^records_live_streams_open (\d+)$/m.exec(body)![1]);
+    const before = value((await metrics({ authorization: `Bearer ${TOKEN}` })).body);
+    // The stream needs a credential; an anonymous one is refused (401) and never counted open.
+    const refused = await getFresh(`${server.baseUrl}/notifications/notification/stream/`);
+    assert.equal(refused.status, 401);
+    assert.equal(value((await metrics({ authorization: `Bearer ${TOKEN}` })).body), before);
+  });
+
+  test('counts cell writes and the credits they debit, whichever process took them (PostgreSQL)', { skip: DB_KIND !== 'postgres' ? 'this file\'s PGlite server has a database of its own; the run\'s records are on PostgreSQL only' : false }, async () => {
+    const ws = await newWorkspace({ label: 'metrics', widgets: { priced: { price: '0.05' } }, columns: { priced: 'priced' }, allRoles: false });
+    const api = ws.api.projectAdmin.at(server.baseUrl);
+    const total = (body: string, name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(body)![1]);
+    const before = (await metrics({ authorization: `Bearer ${TOKEN}` })).body;
+    const cell = await api.post(`/tables/cell/list/organization/${ws.org.sid}/detail/`, { column: ws.columns.priced.sid, data: 'one' }, { query: { row__sid: ws.rows[0].sid } });
+    expectStatus(cell, 201);
+    for (const data of ['two', 'three']) expectStatus(await api.patch(`/tables/cell/detail/${cell.json.sid}/`, { data }), 200);
+    const afterBody = (await metrics({ authorization: `Bearer ${TOKEN}` })).body;
+    assert.equal(total(afterBody, 'records_cell_writes_total') - total(before, 'records_cell_writes_total'), 3);
+    assert.equal(Math.round((total(afterBody, 'records_credits_debited_total') - total(before, 'records_credits_debited_total')) * 100), 15);
+  });
+});
+
+describe('request ids', () => {
+  test('every answer carries a new X-Request-Id, found in every log line of that request, across processes', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i += 1) {
+      const res = await getFresh(`${server.baseUrl}/no/such/path/`);
+      assert.equal(res.status, 404);
+      const id = String(res.headers['x-request-id']);
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a random UUID');
+      ids.push(id);
+    }
+    assert.equal(new Set(ids).size, ids.length, 'no id is given twice');
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = logLines();
+    const pids = new Set<number>();
+    for (const id of ids) {
+      const mine = lines.filter((l) => l.reqId === id);
+      assert.deepEqual(mine.map((l) => l.msg).sort(), ['incoming request', 'request completed'], `log lines of ${id}`);
+      assert.equal(new Set(mine.map((l) => l.pid)).size, 1);
+      pids.add(mine[0]!.pid);
+      // No line that is not this request's names it.
+      assert.equal(lines.filter((l) => l.reqId !== id && JSON.stringify(l).includes(id)).length, 0);
+    }
+    if (DB_KIND === 'postgres') assert.equal(pids.size, 2, 'both worker processes answered some of the requests');
+  });
+
+  test('a caller\'s valid X-Request-Id is kept; an invalid one is replaced', async () => {
+    const kept = await getFresh(`${server.baseUrl}/health/`, { 'x-request-id': 'client-trace-42:abc' });
+    assert.equal(kept.headers['x-request-id'], 'client-trace-42:abc');
+    for (const bad of ['x'.repeat(129), 'has space', 'quote"d']) {
+      const res = await getFresh(`${server.baseUrl}/health/`, { 'x-request-id': bad });
+      assert.notEqual(res.headers['x-request-id'], bad);
+      assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(logLines().filter((l) => l.reqId === 'client-trace-42:abc').length, 2);
+  });
+
+  test('errors carry the request id too (401, 405)', async () => {
+    const unauthorized = await getFresh(`${server.baseUrl}/accounts/checktoken/`);
+    assert.equal(unauthorized.status, 401);
+    assert.match(String(unauthorized.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    const res = await anonymous.at(server.baseUrl).request('DELETE', '/health/');
+    expectStatus(res, 405);
+    assert.match(String(res.headers.get('x-request-id')), /^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('start-up', () => {
+  test('one line says the version, database, mail, workers and public URL, with no password', () => {
+    const lines = logLines().filter((l) => l.msg === 'records service started');
+    assert.equal(lines.length, 1, 'exactly one start-up line, even with two workers');
+    const line = lines[0]!;
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    assert.equal(line.version, pkg.version);
+    assert.equal(line.workers, DB_KIND === 'postgres' ? 2 : 1);
+    assert.equal(line.mail, 'SMTP 127.0.0.1:9');
+    assert.equal(line.listen, server.baseUrl);
+    if (DB_KIND === 'postgres') {
+      const url = new URL(TEST_DATABASE_URL!);
+      assert.equal(line.database, `PostgreSQL ${url.hostname}:${url.port || '5432'}/${url.pathname.slice(1)}`);
+    } else {
+      assert.equal(line.database, `embedded PGlite at ${path.join(dataDir, 'pgdata')}`);
+    }
+    const log = fs.readFileSync(server.logFile, 'utf8');
+    assert.ok(!log.includes(SMTP_PASSWORD), 'the SMTP password is in the log');
+    assert.ok(!log.includes(DB_PASSWORD), 'the database password is in the log');
+  });
+
+  test('a variable that looks like a setting but is not one is warned about, with the setting it probably meant', () => {
+    const warnings = logLines().filter((l) => l.level === 40 && l.variable);
+    assert.deepEqual(warnings.map((l) => [l.variable, l.setting]).sort(), [['DATABSE_URL', 'DATABASE_URL'], ['Metrics_Tokn', 'METRICS_TOKEN']]);
+    assert.equal(warnings[0]!.msg.includes('is not a setting of this service'), true);
+  });
+});
+
+describe('health', () => {
+  test('/health/live/ and /health/ready/ answer 200; readiness names the migrations applied', async () => {
+    const live = await anonymous.at(server.baseUrl).get('/health/live/');
+    expectStatus(live, 200);
+    assert.deepEqual(live.json, { status: 'ok' });
+    const ready = await anonymous.at(server.baseUrl).get('/health/ready/');
+    expectStatus(ready, 200);
+    const journal = JSON.parse(fs.readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8'));
+    assert.deepEqual(ready.json, { status: 'ok', migrations: journal.entries.length });
+    expectStatus(await anonymous.at(server.baseUrl).get('/health/'), 200);
+    for (const p of ['/health/live/', '/health/ready/']) {
+      const res = await anonymous.at(server.baseUrl).request('POST', p);
+      expectStatus(res, 405);
+      assert.equal(res.headers.get('allow'), 'GET');
+    }
+  });
+
+  test('readiness is 503 while a migration of this build is not applied; liveness stays 200 (PostgreSQL)', { skip: DB_KIND !== 'postgres' ? 'PGlite cannot be changed while its server runs' : false }, async () => {
+    const journal = JSON.parse(fs.readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8'));
+    const n = journal.entries.length;
+    let removed: any = null;
+    await behindTheApi(server, async (run) => {
+      removed = (await run('DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations) RETURNING *')).rows[0];
+    });
+    try {
+      const ready = await anonymous.at(server.baseUrl).get('/health/ready/');
+      expectStatus(ready, 503);
+      assert.deepEqual(ready.json, { status: 'unavailable', detail: `${n - 1} of ${n} migrations are applied; the service applies them when it starts.` });
+      expectStatus(await anonymous.at(server.baseUrl).get('/health/live/'), 200);
+    } finally {
+      await behindTheApi(server, async (run) => {
+        await run('INSERT INTO drizzle.__drizzle_migrations (id, hash, created_at) VALUES ($1, $2, $3)', [removed.id, removed.hash, removed.created_at]);
+      });
+    }
+    expectStatus(await anonymous.at(server.baseUrl).get('/health/ready/'), 200);
+  });
+});
