@@ -1,5 +1,7 @@
-// The operator CLI: `npm run cli -- <command> [--flags]`. Prints JSON on stdout; errors
-// as JSON on stderr with a non-zero exit (1: refused or failed, 2: bad usage or config).
+// The operator CLI: `npm run cli -- <command> [--flags]`. Prints JSON on stdout (help is
+// text, for people); errors as JSON on stderr with a non-zero exit (1: refused or failed,
+// 2: bad usage or config). Passwords come from a prompt or standard input, never argv.
+import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
@@ -20,36 +22,62 @@ import { createOrganization } from './modules/organizations/service.js';
 import { adjustCredits } from './modules/credits/service.js';
 import { enqueueMail } from './mail/outbox.js';
 
-const HELP = {
-  usage: 'npm run cli -- <command> [--flag value ...]   (or: node dist/cli.js <command> ...)',
-  output: 'JSON on stdout; on failure JSON {"error": …} on stderr and exit status 1 (refused) or 2 (bad usage or configuration).',
-  database: 'The same database as the server: DATABASE_URL (PostgreSQL), or the embedded PGlite database under DATA_DIR (default ./data). '
-    + 'The embedded database admits one process at a time: stop the server before using the CLI on it. '
-    + 'Pending migrations are applied first.',
-  commands: {
-    'create-user': {
-      flags: '--email <email> --password <password> [--first-name <name>] [--last-name <name>]',
-      does: 'Creates an account that can sign in. Prints {sid, email, first_name, last_name}.',
-    },
-    'create-organization': {
-      flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
-      does: 'Creates an organization with that account as its Admin. An email without an account gets one without a password '
-        + 'and an invitation (sent by the server\'s mail worker) to choose one. Credits default to INITIAL_CREDITS.',
-    },
-    credits: {
-      flags: '--organization <sid> (--set <amount> | --add <amount>)',
-      does: 'Sets or adds to an organization\'s credits (exact decimals like 25.00; --add may be negative) and records it in the '
-        + 'credit ledger, in one transaction. Credits never go below zero.',
-    },
-    'create-api-key': {
-      flags: '--email <email> --name <name>',
-      does: 'Creates an API key for the account and prints it, once: {sid, name, key, date_created, user}. '
-        + 'Send it as "Authorization: Bearer <key>".',
-    },
-    openapi: { flags: '', does: 'Prints the OpenAPI document of the API (needs no database).' },
-    help: { flags: '', does: 'Prints this help.' },
+/** The commands, their flags and what they do: the help people read. */
+const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
+  {
+    name: 'create-user',
+    flags: '--email <email> [--first-name <name>] [--last-name <name>]',
+    does: 'Creates an account that can sign in; its email counts as proven. The password is asked for at a prompt '
+      + '(typed twice, not shown), or read from the first line of standard input when that is not a terminal '
+      + '(printf \'%s\\n\' "$PASSWORD" | npm run cli -- create-user ...). Prints {sid, email, first_name, last_name}.',
   },
-};
+  {
+    name: 'create-organization',
+    flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
+    does: 'Creates an organization with that account as its Admin. An email without an account gets one without a password '
+      + 'and an invitation (sent by the server\'s mail worker) to choose one. Credits default to INITIAL_CREDITS.',
+  },
+  {
+    name: 'credits',
+    flags: '--organization <sid> (--set <amount> | --add <amount>)',
+    does: 'Sets or adds to an organization\'s credits (exact decimals like 25.00; --add may be negative) and records it in the '
+      + 'credit ledger, in one transaction. Credits never go below zero.',
+  },
+  {
+    name: 'create-api-key',
+    flags: '--email <email> --name <name>',
+    does: 'Creates an API key for the account and prints it, once: {sid, name, key, date_created, user}. '
+      + 'Send it as "Authorization: Bearer <key>".',
+  },
+  { name: 'openapi', flags: '', does: 'Prints the OpenAPI document of the API (needs no database).' },
+  { name: 'help', flags: '', does: 'Prints this help.' },
+];
+
+/** The help, for people: what the CLI is, where it works, each command. */
+function helpText(): string {
+  const commands = COMMAND_HELP.map(({ name, flags, does }) => {
+    const wrapped = does.match(/.{1,76}(\s|$)/g)!.map((line) => `      ${line.trim()}`).join('\n');
+    return `  ${name}${flags ? ` ${flags}` : ''}\n${wrapped}`;
+  }).join('\n\n');
+  return `The Records Service operator CLI.
+
+Usage: npm run cli -- <command> [--flag value ...]     (or: node dist/cli.js <command> ...)
+
+Commands:
+${commands}
+
+Output: each command prints JSON on standard output. On a mistake or a refusal it prints
+{"error": ...} on standard error and exits with 1 (refused or failed) or 2 (bad usage or
+configuration). Passwords are never taken as arguments: those show in ps and in shell history.
+
+Database: the same as the server's: DATABASE_URL (PostgreSQL), or the embedded PGlite
+database under DATA_DIR (default ./data). The embedded database admits one process at a
+time: stop the server before using the CLI on it. Pending migrations are applied first.
+`;
+}
+
+/** What main() answers for `help`: the text is printed as it is, not as JSON. */
+const HELP_REQUESTED = Symbol('help');
 
 /** A refusal the CLI reports: exit status 1 (or 2 for bad usage). */
 class CliError extends Error {
@@ -62,25 +90,114 @@ const usage = (message: string) => new CliError(message, 2);
 
 type Flags = Record<string, string>;
 
-/** `--name value` and `--name=value` flags; anything else is a usage error. */
+/**
+ * `--name value` and `--name=value` flags, parsed strictly by node:util parseArgs: an
+ * unknown flag, a flag without its value, a flag given twice or a stray argument is a
+ * usage error that says what is wrong.
+ */
 function parseFlags(args: string[], allowed: string[]): Flags {
-  const flags: Flags = {};
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i];
-    const match = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(arg);
-    if (!match) throw usage(`unexpected argument "${arg}"; flags look like --name value`);
-    const [, name, inline] = match;
-    if (!allowed.includes(name)) throw usage(`unknown flag --${name}; this command takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}`);
-    if (name in flags) throw usage(`--${name} is given twice`);
-    let value = inline;
-    if (value === undefined) {
-      value = args[i + 1];
-      if (value === undefined || value.startsWith('--')) throw usage(`--${name} needs a value`);
-      i += 1;
-    }
-    flags[name] = value;
+  if (args.some((arg) => arg === '--password' || arg.startsWith('--password='))) {
+    throw usage('passwords are not taken on the command line (they show in ps and in shell history): '
+      + 'leave out --password and type it at the prompt, or pipe it on standard input');
   }
-  return flags;
+  // A value may start with one dash (--add -5.50): parseArgs would take it for a flag.
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const next = args[i + 1];
+    if (/^--[a-z][a-z-]*$/.test(args[i]!) && next !== undefined && /^-(?!-)/.test(next)) {
+      joined.push(`${args[i]}=${next}`);
+      i += 1;
+    } else joined.push(args[i]!);
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: joined,
+      options: Object.fromEntries(allowed.map((flag) => [flag, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+  } catch (err) {
+    const { code, message } = err as { code?: string; message: string };
+    const flag = /'(-[^']*)'/.exec(message)?.[1]?.split(' ')[0];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw usage(`unknown flag ${flag ?? message}; this command takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw usage(`${flag ?? 'a flag'} needs a value`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw usage(`unexpected argument "${/'([^']*)'/.exec(message)?.[1] ?? message}"; flags look like --name value`);
+    }
+    throw usage(message);
+  }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw usage(`--${token.name} is given twice`);
+    seen.add(token.name);
+    if (token.value === undefined || (token.inlineValue === false && token.value.startsWith('--'))) throw usage(`--${token.name} needs a value`);
+  }
+  return parsed.values as Flags;
+}
+
+/** Reads a line from the terminal without showing what is typed. */
+function promptHidden(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(question);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    let typed = '';
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') {
+          done();
+          resolve(typed);
+          return;
+        }
+        if (char === '\u0003') {
+          done();
+          reject(new CliError('cancelled', 1));
+          return;
+        }
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed += char;
+      }
+    };
+    const done = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/** The first line of standard input (a pipe or a file), without its line end. */
+async function firstLineOfStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
+/** A new password: asked twice at a terminal, else read from standard input. */
+async function readPassword(email: string): Promise<string> {
+  if (process.stdin.isTTY) {
+    const first = await promptHidden(`Password for ${email}: `);
+    const again = await promptHidden('The same password again: ');
+    if (first !== again) throw new CliError('the two passwords differ; nothing was created', 2);
+    return first;
+  }
+  const password = await firstLineOfStdin();
+  if (!password) {
+    throw new CliError('no password: type it at the prompt (run the command in a terminal) or give it on the first line of standard input', 2);
+  }
+  return password;
 }
 
 function required(flags: Flags, ...names: string[]) {
@@ -123,15 +240,17 @@ function baseUrl(config: Config): string {
  */
 interface Command<I> {
   flags: string[];
-  check(flags: Flags, config: Config): I;
+  check(flags: Flags, config: Config): I | Promise<I>;
   run(db: Db, input: I, config: Config): Promise<unknown>;
 }
 
 const createUserCommand: Command<{ email: string; password: string; first_name: string; last_name: string }> = {
-  flags: ['email', 'password', 'first-name', 'last-name'],
-  check(flags) {
-    required(flags, 'email', 'password');
-    const input = { email: flags.email, password: flags.password, first_name: flags['first-name'] ?? '', last_name: flags['last-name'] ?? '' };
+  flags: ['email', 'first-name', 'last-name'],
+  async check(flags) {
+    required(flags, 'email');
+    const input = { email: flags.email!, password: '', first_name: flags['first-name'] ?? '', last_name: flags['last-name'] ?? '' };
+    validate(SignupBody, { ...input, password: 'x'.repeat(64) });
+    input.password = await readPassword(input.email);
     validate(SignupBody, input);
     return input;
   },
@@ -258,7 +377,7 @@ const COMMANDS: Record<string, Command<any>> = {
 
 async function main(argv: string[]): Promise<unknown> {
   const [name = 'help', ...rest] = argv;
-  if (['help', '--help', '-h'].includes(name)) return HELP;
+  if (['help', '--help', '-h'].includes(name)) return HELP_REQUESTED;
   if (name !== 'openapi' && !(name in COMMANDS)) throw usage(`unknown command "${name}"; try: npm run cli -- help`);
   const flags = parseFlags(rest, name === 'openapi' ? [] : COMMANDS[name].flags);
   let config: Config;
@@ -271,7 +390,7 @@ async function main(argv: string[]): Promise<unknown> {
   if (name === 'openapi') return openapi(config);
 
   const command = COMMANDS[name];
-  const input = command.check(flags, config);
+  const input = await command.check(flags, config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds, poolSize: 2 });
   try {
     await database.migrate();
@@ -289,13 +408,13 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).then(
   (result) => {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(result === HELP_REQUESTED ? helpText() : `${JSON.stringify(result, null, 2)}\n`);
   },
   (err: unknown) => {
     let body: Record<string, unknown>;
     let code = 1;
     if (err instanceof CliError) {
-      body = { error: err.message, ...(err.fields ? { fields: err.fields } : {}) };
+      body = { error: err.message, ...(err.fields ? { fields: err.fields } : {}), ...(err.exitCode === 2 ? { help: 'npm run cli -- help' } : {}) };
       code = err.exitCode;
     } else if (err instanceof ApiError) {
       // A service refused (a taken email …): its field errors or detail.

@@ -27,17 +27,23 @@ let cliDataDir: string;
 
 /** Runs the CLI on this run's database (see the file comment). */
 function cli(...args: string[]): Promise<CliResult> {
+  return cliWith(null, ...args);
+}
+
+/** Runs the CLI with `input` on its standard input (a pipe; null: none). */
+function cliWith(input: string | null, ...args: string[]): Promise<CliResult> {
   const env = {
     ...cleanEnv(),
     INITIAL_CREDITS,
     ...(DB_KIND === 'postgres' ? { DATABASE_URL: TEST_DATABASE_URL!, DATA_DIR: DATA_DIR } : { DATA_DIR: cliDataDir }),
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], { cwd: PROJECT_ROOT, env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== null) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -63,7 +69,7 @@ function ok(res: CliResult, context = ''): any {
 }
 
 /** The command failed with `code`: JSON {error, fields?} on stderr, nothing on stdout. */
-function failed(res: CliResult, code: number, context = ''): { error: string; fields?: Record<string, string[]> } {
+function failed(res: CliResult, code: number, context = ''): { error: string; fields?: Record<string, string[]>; help?: string } {
   assert.equal(res.code, code, `${context} exit status; stdout: ${res.stdout} stderr: ${res.stderr}`);
   assert.equal(res.stdout, '', `${context} nothing on stdout`);
   assert.ok(res.error && typeof res.error.error === 'string' && res.error.error.length > 0, `${context} a JSON error on stderr, got: ${res.stderr}`);
@@ -95,18 +101,58 @@ describe('operator CLI', () => {
     fs.rmSync(cliDataDir, { recursive: true, force: true });
   });
 
-  test('help prints JSON naming every command, and says to stop the server for the embedded database', async () => {
+  test('help is text for people naming every command, how passwords are given, and to stop the server for the embedded database', async () => {
     for (const args of [['help'], [], ['--help']]) {
-      const help = ok(await cli(...args), args.join(' ') || '(no command)');
-      assert.deepEqual(Object.keys(help.commands).sort(), ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'openapi']);
-      assert.match(help.database, /stop the server/);
+      const res = await cli(...args);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(res.stderr, '');
+      assert.match(res.stdout, /^The Records Service operator CLI\.\n\nUsage: npm run cli -- <command>/);
+      const commands = [...res.stdout.matchAll(/^  ([a-z-]+)(?: --|$)/gm)].map((m) => m[1]).sort();
+      assert.deepEqual(commands, ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'openapi']);
+      assert.match(res.stdout, /stop the server before using the CLI on it/);
+      assert.match(res.stdout, /Passwords are never taken as arguments/);
     }
+  });
+
+  test('a password is never taken from the arguments: --password is refused before anything is done', async () => {
+    const email = uniqueEmail('cliargv');
+    for (const args of [['--password', strongPassword()], [`--password=${strongPassword()}`]]) {
+      const res = failed(await cliWith(`${strongPassword()}\n`, 'create-user', '--email', email, ...args), 2);
+      assert.match(res.error, /^passwords are not taken on the command line \(they show in ps and in shell history\)/);
+      assert.equal(res.help, 'npm run cli -- help');
+    }
+    // Nothing was created: the same email is still free.
+    ok(await cliWith(`${strongPassword()}\n`, 'create-user', '--email', email));
+  });
+
+  test('create-user asks for the password at a terminal, twice, without showing it', async () => {
+    const email = uniqueEmail('clitty');
+    const password = strongPassword();
+    const env = { ...cleanEnv(), INITIAL_CREDITS, ...(DB_KIND === 'postgres' ? { DATABASE_URL: TEST_DATABASE_URL!, DATA_DIR } : { DATA_DIR: cliDataDir }) };
+    // util-linux's script(1) runs the CLI on a pseudo-terminal; the password is typed after each prompt.
+    const child = spawn('script', ['-qc', `${process.execPath} dist/cli.js create-user --email ${email}`, '/dev/null'], { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { screen += c; });
+    const waitFor = async (pattern: RegExp) => {
+      for (let i = 0; i < 600 && !pattern.test(screen); i += 1) await new Promise((r) => setTimeout(r, 50));
+      assert.match(screen, pattern);
+    };
+    await waitFor(/Password for .*: $/);
+    child.stdin.write(`${password}\r`);
+    await waitFor(/The same password again: $/);
+    child.stdin.write(`${password}\r`);
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, screen);
+    assert.ok(!screen.includes(password), 'the password is shown on the terminal');
+    assert.match(screen, new RegExp(`"email": "${email.replace(/[.+]/g, '\\$&')}"`));
   });
 
   test('bad usage: exit 2 with a JSON error', async () => {
     assert.match(failed(await cli('frobnicate'), 2).error, /unknown command "frobnicate"/);
     assert.match(failed(await cli('create-user', '--email', 'a@b.test', '--pasword', 'x'), 2).error, /unknown flag --pasword/);
-    assert.match(failed(await cli('create-user', '--email', 'a@b.test'), 2).error, /missing --password/);
+    assert.match(failed(await cli('create-user', '--email', 'a@b.test'), 2).error, /^no password: type it at the prompt/);
+    assert.match(failed(await cli('create-user', '--email', 'a@b.test', '--email', 'c@d.test'), 2).error, /--email is given twice/);
+    assert.match(failed(await cli('create-user'), 2).error, /missing --email/);
     assert.match(failed(await cli('create-user', '--email'), 2).error, /--email needs a value/);
     assert.match(failed(await cli('create-user', 'stray'), 2).error, /unexpected argument "stray"/);
   });
@@ -121,18 +167,19 @@ describe('operator CLI', () => {
   test('create-user: an account that signs in; a taken email or bad input is refused', async () => {
     const email = uniqueEmail('cliuser');
     const password = strongPassword();
-    const user = ok(await cli('create-user', '--email', email, '--password', password, '--first-name', 'Ada', '--last-name', 'Lovelace'));
+    const user = ok(await cliWith(`${password}\n`, 'create-user', '--email', email, '--first-name', 'Ada', '--last-name', 'Lovelace'));
     assertKeys(user, ['sid', 'email', 'first_name', 'last_name']);
     assert.deepEqual({ ...user, sid: 'x' }, { sid: 'x', email, first_name: 'Ada', last_name: 'Lovelace' });
 
-    assert.deepEqual(failed(await cli('create-user', '--email', email, '--password', strongPassword()), 1),
+    assert.deepEqual(failed(await cliWith(`${strongPassword()}\n`, 'create-user', '--email', email), 1),
       { error: 'invalid input', fields: { '--email': ['A user with this email already exists.'] } });
-    assert.deepEqual(failed(await cli('create-user', '--email', 'not-an-email', '--password', 'short'), 2), {
+    assert.deepEqual(failed(await cliWith('short\n', 'create-user', '--email', 'not-an-email'), 2), {
       error: 'invalid input',
-      fields: { '--email': ['Enter a valid email.'], '--password': ['Ensure this field has at least 8 characters.'] },
+      fields: { '--email': ['Enter a valid email.'] },
+      help: 'npm run cli -- help',
     });
     const other = uniqueEmail('clishort');
-    failed(await cli('create-user', '--email', other, '--password', 'short'), 2);
+    failed(await cliWith('short\n', 'create-user', '--email', other), 2);
 
     await throughServer(async (anon) => {
       const session = await signIn(anon, email, password);
@@ -145,7 +192,7 @@ describe('operator CLI', () => {
   test('create-organization for an existing account: that account is its Admin, with the credits given', async () => {
     const email = uniqueEmail('cliadmin');
     const password = strongPassword();
-    ok(await cli('create-user', '--email', email, '--password', password, '--first-name', 'Grace', '--last-name', 'Hopper'));
+    ok(await cliWith(`${password}\n`, 'create-user', '--email', email, '--first-name', 'Grace', '--last-name', 'Hopper'));
     const name = `CLI Lab ${unique('o')}`;
     const org = ok(await cli('create-organization', '--name', name, '--admin-email', email, '--credits', '250.5', '--description', 'made by the CLI'));
     assertKeys(org, ['sid', 'name', 'description', 'credits', 'admin', 'invitation_sent']);
@@ -200,7 +247,7 @@ describe('operator CLI', () => {
   test('credits: --add and --set with exact decimals; never below zero; bad amounts and sids refused', async () => {
     const email = uniqueEmail('clicredits');
     const password = strongPassword();
-    ok(await cli('create-user', '--email', email, '--password', password));
+    ok(await cliWith(`${password}\n`, 'create-user', '--email', email));
     const org = ok(await cli('create-organization', '--name', 'Credit Lab', '--admin-email', email, '--credits', '0.10'));
     const credits = async (...args: string[]) => ok(await cli('credits', '--organization', org.sid, ...args), args.join(' '));
 
@@ -233,7 +280,7 @@ describe('operator CLI', () => {
   test('create-api-key: prints the key once; it authenticates as Bearer and is listed without the key', async () => {
     const email = uniqueEmail('clikey');
     const password = strongPassword();
-    const user = ok(await cli('create-user', '--email', email, '--password', password));
+    const user = ok(await cliWith(`${password}\n`, 'create-user', '--email', email));
     const key = ok(await cli('create-api-key', '--email', email, '--name', 'nightly import'));
     assertKeys(key, ['sid', 'name', 'key', 'date_created', 'user']);
     assert.equal(key.name, 'nightly import');
