@@ -17,6 +17,7 @@ import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
 import { recordLocks } from './core/record-lock.js';
 import { installMetrics } from './core/metrics.js';
+import { installRequestSpans } from './core/tracing.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -104,6 +105,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     reply.header('x-request-id', request.id);
   });
   const metrics = installMetrics(app, database, config.metricsToken);
+  if (config.otelEndpoint) installRequestSpans(app);
 
   const mail = new MailWorker({
     db: database.db,

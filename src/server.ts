@@ -6,10 +6,13 @@ import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
 import { serveClusterMetrics } from './core/metrics.js';
 import { describeService } from './core/startup.js';
+import { startTracing } from './core/tracing.js';
 
 const STARTED = 'records service started';
 
 async function serve(config: Config): Promise<void> {
+  // Tracing first, so the database handles opened below are traced.
+  const tracing = config.otelEndpoint ? await startTracing(config.otelEndpoint) : null;
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds });
   // In a cluster the primary has migrated already; alone, this process does.
   if (!cluster.isWorker) await database.migrate();
@@ -24,6 +27,7 @@ async function serve(config: Config): Promise<void> {
     try {
       await app.close();
       await database.close();
+      await tracing?.shutdown();
     } finally {
       process.exit(0);
     }

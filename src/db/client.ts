@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
+import { tracePgQuery, traceQuery, tracingOn } from '../core/tracing.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -64,7 +65,10 @@ class PreparingClient extends pg.Client {
       const name = statementName(config.text);
       if (name) config = { ...config, name };
     }
-    return super.query(config, values, callback);
+    if (!tracingOn) return super.query(config, values, callback);
+    const args = [config, values, callback];
+    while (args.length && args[args.length - 1] === undefined) args.pop();
+    return tracePgQuery(args, (a) => (super.query as (...x: unknown[]) => unknown)(...a));
   }
 }
 
@@ -128,6 +132,14 @@ export async function openDatabase(options: {
   // and is touched as it fills; 16 MB keeps a laptop's process about 110 MB smaller and
   // is plenty for one process's working set (PGlite's own start parameters are kept).
   const client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+  if (tracingOn) {
+    // Statements of the embedded engine as spans too (those in transactions run on the
+    // transaction's own handle and are not traced).
+    for (const method of ['query', 'exec'] as const) {
+      const original = client[method].bind(client) as (text: string, ...rest: unknown[]) => Promise<unknown>;
+      (client as unknown as Record<string, unknown>)[method] = (text: string, ...rest: unknown[]) => traceQuery('pglite', text, () => original(text, ...rest));
+    }
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     kind: 'pglite',

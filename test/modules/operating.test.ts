@@ -18,12 +18,31 @@ import { startServer, type RunningServer } from '../helpers/server.ts';
 import { anonymous } from '../helpers/http.ts';
 import { newWorkspace } from '../helpers/records.ts';
 import { behindTheApi } from '../helpers/behind.ts';
+import { spawn } from 'node:child_process';
+import { PROJECT_ROOT } from '../helpers/env.ts';
+import { cleanEnv } from '../helpers/server.ts';
+import { strongPassword, uniqueEmail } from '../helpers/factories.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const SMTP_PASSWORD = 'smtp-pass-never-logged';
 const DB_PASSWORD = 'db-pass-never-logged';
 let server: RunningServer;
 let dataDir = '';
+/** An account made with the operator CLI on this file's server's database. */
+const account = { email: uniqueEmail('operator'), password: strongPassword() };
+
+/** Runs the CLI's create-user for `account` on the database at `databaseUrl` or in `dir`. */
+function createAccount(databaseUrl: string | null, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const env = { ...cleanEnv(), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dir }) };
+    const child = spawn(process.execPath, ['dist/cli.js', 'create-user', '--email', account.email], { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stdin.end(`${account.password}\n`);
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`create-user exited ${code}: ${stderr}`))));
+  });
+}
 
 /** The run's database URL with a password in it (trust authentication ignores it). */
 function urlWithPassword(): string {
@@ -42,8 +61,10 @@ before(async () => {
   };
   if (DB_KIND === 'pglite') {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-operating-'));
+    await createAccount(null, dataDir);
     server = await startServer({ databaseUrl: null, dataDir, env });
   } else {
+    await createAccount(TEST_DATABASE_URL, '');
     server = await startServer({ databaseUrl: urlWithPassword(), workers: 2, env });
   }
 });
@@ -115,13 +136,29 @@ describe('GET /metrics', () => {
     }
   });
 
-  test('counts an open notification stream while it is open', async () => {
-    const value = (body: string) => Number(/^records_live_streams_open (\d+)$/m.exec(body)![1]);
-    const before = value((await metrics({ authorization: `Bearer ${TOKEN}` })).body);
-    // The stream needs a credential; an anonymous one is refused (401) and never counted open.
-    const refused = await getFresh(`${server.baseUrl}/notifications/notification/stream/`);
-    assert.equal(refused.status, 401);
-    assert.equal(value((await metrics({ authorization: `Bearer ${TOKEN}` })).body), before);
+  test('counts a notification stream while it is open, in whichever process holds it', async () => {
+    const value = async () => Number(/^records_live_streams_open (\d+)$/m.exec((await metrics({ authorization: `Bearer ${TOKEN}` })).body)![1]);
+    const before = await value();
+    // A stream refused (no credential) is never counted open.
+    assert.equal((await getFresh(`${server.baseUrl}/notifications/notification/stream/`)).status, 401);
+    assert.equal(await value(), before);
+    const signedIn = await anonymous.at(server.baseUrl).post('/accounts/auth/', { username: account.email, password: account.password });
+    expectStatus(signedIn, 200);
+    const stream = await new Promise<http.ClientRequest>((resolve, reject) => {
+      const req = http.get(`${server.baseUrl}/notifications/notification/stream/`, { agent: false, headers: { token: signedIn.json.token, accept: 'text/event-stream' } }, (res) => {
+        assert.equal(res.statusCode, 200);
+        resolve(req);
+      });
+      req.on('error', reject);
+    });
+    assert.equal(await value(), before + 1);
+    stream.destroy();
+    let now = before + 1;
+    for (let i = 0; i < 50 && now !== before; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await value();
+    }
+    assert.equal(now, before, 'a closed stream is no longer counted');
   });
 
   test('counts cell writes and the credits they debit, whichever process took them (PostgreSQL)', { skip: DB_KIND !== 'postgres' ? 'this file\'s PGlite server has a database of its own; the run\'s records are on PostgreSQL only' : false }, async () => {
@@ -248,5 +285,50 @@ describe('health', () => {
       });
     }
     expectStatus(await anonymous.at(server.baseUrl).get('/health/ready/'), 200);
+  });
+});
+
+describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
+  test('each request is a span carrying its request id, with its SQL statements as spans inside it', async () => {
+    // An OTLP/HTTP receiver: the exporter posts JSON to /v1/traces.
+    const received: any[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') received.push(JSON.parse(body));
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const traceDir = DB_KIND === 'pglite' ? fs.mkdtempSync(path.join(os.tmpdir(), 'records-tracing-')) : '';
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const traced = await startServer(DB_KIND === 'pglite' ? { databaseUrl: null, dataDir: traceDir, env } : { env });
+    try {
+      const res = await getFresh(`${traced.baseUrl}/health/`, { 'x-request-id': 'traced-request-1' });
+      assert.equal(res.status, 200);
+      const spans = () => received.flatMap((r) => r.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((s: any) => s.spans)));
+      const attr = (span: any, key: string) => span.attributes.find((a: any) => a.key === key)?.value;
+      let request: any;
+      for (let i = 0; i < 100 && !request; i += 1) {
+        request = spans().find((s) => attr(s, 'records.request_id')?.stringValue === 'traced-request-1');
+        if (!request) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(request, 'the request\'s span reached the receiver');
+      assert.equal(request.name, 'GET /health/');
+      assert.equal(attr(request, 'http.response.status_code')?.intValue, 200);
+      let statements: any[] = [];
+      for (let i = 0; i < 50 && !statements.length; i += 1) {
+        statements = spans().filter((s) => s.parentSpanId === request.spanId);
+        if (!statements.length) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(statements.map((s) => [s.traceId, attr(s, 'db.statement')?.stringValue]), [[request.traceId, 'SELECT 1']]);
+    } finally {
+      await traced.stop();
+      receiver.close();
+      if (traceDir) fs.rmSync(traceDir, { recursive: true, force: true });
+    }
   });
 });
