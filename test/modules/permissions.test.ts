@@ -153,6 +153,8 @@ const countBy = (who: Role, path: (f: Fixtures, t: any, role: Role) => string) =
 const TABLE: Walk[] = [
   // --- no token needed
   { route: 'GET /health/', expect: E(200, 200, 200, 200, 200, 200, 200, 200), path: () => '/health/' },
+  { route: 'GET /health/live/', expect: E(200, 200, 200, 200, 200, 200, 200, 200), path: () => '/health/live/' },
+  { route: 'GET /health/ready/', expect: E(200, 200, 200, 200, 200, 200, 200, 200), path: () => '/health/ready/' },
   {
     route: 'POST /accounts/signup/', expect: E(201, 201, 201, 201, 201, 201, 201, 201), path: () => '/accounts/signup/',
     body: () => ({ email: uniqueEmail('walk'), password: 'correct horse battery', first_name: 'Walk', last_name: 'Er' }),
