@@ -10,6 +10,8 @@ import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
 import { changeCell, createCell, readableCell } from './service.js';
 import { loadRowAccess } from '../rows/access.js';
+import { sql } from 'drizzle-orm';
+import { lockRecordRow } from '../../core/record-lock.js';
 
 export function registerCells(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -55,6 +57,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/cell',
+    lock: lockRecordRow((sid) => sql`SELECT row_sid FROM cells WHERE sid = ${sid}`),
     tag: 'cells',
     shape: CellShapes.detail,
     current: async (actor, sid) => {

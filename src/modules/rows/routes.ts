@@ -15,6 +15,8 @@ import { ChainReport, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShap
 import { cellsOfRows, countRows, findRow, pageRows, type CellSummary, type RowRecord } from './repository.js';
 import { changeRow, createRow, readableRow } from './service.js';
 import { verifyChain } from '../versions/verify.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { rows } from '../../db/schema.js';
 
 function serializeRow(row: RowRecord, serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
   if (serializer === 'name') return { sid: row.sid, name: row.name };
@@ -72,6 +74,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/row',
+    lock: lockOwnRow(rows),
     tag: 'rows',
     shape: RowShapes.detail,
     get: {

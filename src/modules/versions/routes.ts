@@ -15,6 +15,7 @@ import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './
 import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
+import { lockOwnRow } from '../../core/record-lock.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
   if (!isSid(sid)) throw errors.notFound();
@@ -52,6 +53,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/version',
+    lock: lockOwnRow(versions),
     tag: 'versions',
     shape: VersionDetail,
     get: {
