@@ -23,6 +23,10 @@ export interface Config {
   bodyLimit: number;
   mailRetrySeconds: number;
   digestCheckSeconds: number;
+  /** The most a row may hold (name, description and cells, as JSON), in bytes: a write past it is refused (400). */
+  rowMaxBytes: number;
+  /** The most one list answer of row data may hold, in bytes: such lists take at most answerMaxBytes / rowMaxBytes records a page. */
+  answerMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -88,10 +92,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
+    rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
+    answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
   }
+  if (config.answerMaxBytes < config.rowMaxBytes) problems.push('ANSWER_MAX_BYTES must be at least ROW_MAX_BYTES (an answer holds at least one row)');
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

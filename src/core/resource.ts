@@ -60,6 +60,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
      * is asked only for an empty page; otherwise count() runs alongside.
      */
     rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[] | Counted<unknown>>;
+    /** The largest page this serializer may answer (default and at most 100): lists of row data are bounded by bytes. */
+    maxPageSize?: (serializer: Serializer, query: Static<ReturnType<typeof Type.Object<Q>>>) => number | undefined;
     /**
      * rows() answers a Counted page: count() is not run alongside it, and addPermission()
      * runs after it, only when the page did not carry add_permission.
@@ -143,7 +145,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           const scope = request.scope as S;
           if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
           const query = request.query as never;
-          const page = pageRequest(request.query as { page?: number; page_size?: number });
+          const page = pageRequest(request.query as { page?: number; page_size?: number }, get.maxPageSize?.(serializer, query));
           let count: number;
           let results: unknown[] | Counted<unknown>;
           let addPermission: boolean;

@@ -33,6 +33,7 @@ export async function createCell(
   return ctx.db.transaction(async (tx) => {
     const sid = await insertCell(tx, {
       organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: true,
+      rowMaxBytes: ctx.config.rowMaxBytes,
     });
     return (await findCell(tx, sid, membership.personnelSid))!;
   });
@@ -98,7 +99,7 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
     const change = await changeLocked(tx, {
       organizationSid: found.organization_sid, rowSid: row.sid,
       column: { sid: found.column_sid, name: found.column_name, widgetSid: found.widget_sid, price: found.price, addable: found.addable_at_readonly },
-      data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false,
+      data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false, rowMaxBytes: ctx.config.rowMaxBytes,
     }, row, sid, found.row_created_by);
     const cell: CellRecord = {
       sid, data: body.data, organization_sid: found.organization_sid,
