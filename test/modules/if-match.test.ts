@@ -139,6 +139,41 @@ describe('If-Match races every writer of a cell', () => {
   });
 });
 
+describe('If-Match races the writers of a row', () => {
+  test(`${ROWS * ROUNDS} races of an If-Match row PATCH against a plain row PATCH and a cell PATCH: the stale one never wins`, async () => {
+    const ws = await newWorkspace({ label: 'ifmatchrow', allRoles: false, rows: ROWS, columns: { text: 'builtinWidgetTxt' } });
+    const api = ws.projectAdmin.api;
+    const cells = await Promise.all(ws.rows.map((row) => createCell(api, ws.org.sid, row.sid, ws.columns.text.sid, 'initial')));
+    let ifMatchWon = 0;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await Promise.all(ws.rows.map(async (row, r) => {
+        const set = expectStatus(await api.patch(recordPaths.rowDetail(row.sid), { description: `setup ${r}.${round}` }), 200, 'setting the row');
+        const etag = set.headers.get('etag')!;
+        // Even rounds race a plain row PATCH, odd rounds a cell PATCH of the row (the row's answer shows its cells).
+        const plainRow = round % 2 === 0;
+        const other = plainRow
+          ? () => through(api, r + round).patch(recordPaths.rowDetail(row.sid), { description: `plain ${r}.${round}` })
+          : () => through(api, r + round).patch(recordPaths.cellDetail(cells[r].sid), { data: `cell ${r}.${round}` });
+        const stale = () => through(api, r + round + 1).patch(recordPaths.rowDetail(row.sid), { description: `if-match ${r}.${round}` }, { headers: { 'if-match': etag } });
+        const [otherAnswer, ifMatchAnswer] = Math.random() < 0.5
+          ? await Promise.all([other(), stale()])
+          : (await Promise.all([stale(), other()])).reverse();
+        expectStatus(otherAnswer, 200, `round ${round}, row ${r}: the other writer`);
+        if (ifMatchAnswer.status === 200) ifMatchWon += 1;
+        else expectDetail(ifMatchAnswer, 412, CHANGED, `round ${round}, row ${r}`);
+        const after = await readRow(api, row.sid);
+        if (plainRow) {
+          assert.equal(after.description, `plain ${r}.${round}`, `round ${round}, row ${r}: the newer description stands (If-Match answered ${ifMatchAnswer.status})`);
+        } else {
+          const [last] = (await api.get(recordPaths.versionList(ws.org.sid, 'list', { row__sid: row.sid, page: after.version, page_size: 1 }))).json.results;
+          assert.match(last.activity_message, /^Changed the cell/, `round ${round}, row ${r}: the If-Match PATCH (${ifMatchAnswer.status}) did not land after the cell's change`);
+        }
+      }));
+    }
+    assert.ok(ifMatchWon <= ROWS * ROUNDS);
+  });
+});
+
 describe("one organization's If-Match burst", () => {
   test("does not make another organization's If-Match PATCH wait", async () => {
     const BURST = 600;
