@@ -15,9 +15,9 @@ import { installErrorHandler } from './core/error-handler.js';
 import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
-import { recordLocks } from './core/record-lock.js';
 import { installMetrics } from './core/metrics.js';
 import { installRequestSpans } from './core/tracing.js';
+import { ambientTransaction } from './core/record-lock.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -115,8 +115,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     log: app.log,
     retrySeconds: config.mailRetrySeconds,
   });
-  const locks = recordLocks(database, config.databaseUrl);
-  const ctx: AppContext = { config, database, db: database.db, mail, locks, metrics };
+  const ctx: AppContext = {
+    config, database, mail, metrics,
+    get db() { return ambientTransaction() ?? database.db; },
+  };
 
   await app.register(swagger, {
     openapi: {
@@ -202,7 +204,6 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     await vacuum.stop();
     await digest.stop();
     await mail.stop();
-    await locks.close();
   });
   return { app, ctx };
 }

@@ -27,6 +27,10 @@ export interface Config {
   metricsToken: string | null;
   /** OpenTelemetry: the OTLP/HTTP endpoint traces are sent to; null: no tracing. */
   otelEndpoint: string | null;
+  /** The most a row may hold (name, description and cells, as JSON), in bytes: a write past it is refused (400). */
+  rowMaxBytes: number;
+  /** The most one list answer of row data may hold, in bytes: such lists take at most answerMaxBytes / rowMaxBytes records a page. */
+  answerMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -104,6 +108,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
     metricsToken: env.METRICS_TOKEN || null,
     otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
+    answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');
@@ -111,6 +117,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
   }
+  if (config.answerMaxBytes < config.rowMaxBytes) problems.push('ANSWER_MAX_BYTES must be at least ROW_MAX_BYTES (an answer holds at least one row)');
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

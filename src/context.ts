@@ -1,17 +1,15 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { MailWorker } from './jobs/mail.js';
-import type { RecordLocks } from './core/record-lock.js';
 import type { ServiceMetrics } from './core/metrics.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
   config: Config;
   database: Database;
+  /** The database, or inside an If-Match PATCH the request's transaction (core/record-lock.ts). */
   db: Db;
   mail: MailWorker;
-  /** Per-record locks across processes (If-Match). */
-  locks: RecordLocks;
   /** The counters behind GET /metrics that modules feed (cell writes, credits debited). */
   metrics: ServiceMetrics;
 }

@@ -1,10 +1,10 @@
 // Roles: who the caller is in an organization. What each role may do is in permissions.ts.
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../db/client.js';
-import { personnel } from '../db/schema.js';
 import { isSid } from './ids.js';
 import { errors } from './errors.js';
 import type { Actor } from './auth.js';
+import { activeMember, currentPersonnel } from './rules.js';
 
 /** Organization roles (design: Roles). Alumni: archived or past date_end, no access. */
 export type OrgRole = 'admin' | 'member' | 'alumni';
@@ -26,13 +26,11 @@ export interface MembershipRow {
   is_current: boolean | null;
 }
 
-/** The SQL that says whether a personnel row grants access today. */
-export const ACTIVE_PERSONNEL = sql`(NOT ${personnel.isArchived} AND (${personnel.dateEnd} IS NULL OR ${personnel.dateEnd} >= CURRENT_DATE))`;
 
 /** The organization role a personnel row grants (null: no personnel row). */
 export function roleOf(row: Pick<MembershipRow, 'personnel_sid' | 'is_administrator' | 'is_archived' | 'is_current'>): OrgRole | null {
   if (row.personnel_sid === null) return null;
-  if (row.is_archived || !row.is_current) return 'alumni';
+  if (!activeMember.test(row)) return 'alumni';
   return row.is_administrator ? 'admin' : 'member';
 }
 
@@ -45,7 +43,7 @@ export async function findMembership(db: Db, actor: Actor, orgSid: string): Prom
   const [row] = actor.standing?.organizationSid === orgSid ? [actor.standing.row] : await query<MembershipRow>(db, sql`
     SELECT o.sid AS organization_sid, o.name AS organization_name, personnel.sid AS personnel_sid,
            personnel.is_administrator, personnel.is_archived,
-           (personnel.date_end IS NULL OR personnel.date_end >= CURRENT_DATE) AS is_current
+           ${currentPersonnel.sql('personnel')} AS is_current
       FROM organizations o LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${actor.userSid}
      WHERE o.sid = ${orgSid}`);
   if (!row) return { membership: null, exists: false };

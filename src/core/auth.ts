@@ -4,6 +4,7 @@ import { query, type Db } from '../db/client.js';
 import { hashSecret, isSid } from './ids.js';
 import { errors } from './errors.js';
 import type { MembershipRow } from './access.js';
+import { currentPersonnel } from './rules.js';
 
 /** The signed-in caller of a request. */
 export interface Actor {
@@ -76,7 +77,7 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
            c.last_used_at < now() - interval '60 seconds' AS stale,
            o.sid AS organization_sid, o.name AS organization_name, p.sid AS personnel_sid,
-           p.is_administrator, p.is_archived, (p.date_end IS NULL OR p.date_end >= CURRENT_DATE) AS is_current
+           p.is_administrator, p.is_archived, ${currentPersonnel.sql('p')} AS is_current
       FROM credentials c JOIN users u ON u.sid = c.user_sid
       LEFT JOIN organizations o ON o.sid = ${organizationSid}
       LEFT JOIN personnel p ON p.organization_sid = o.sid AND p.user_sid = u.sid

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { uniqueRuleError } from './unique.js';
 import { ApiError, MESSAGES, errors } from './errors.js';
 
 interface AjvError {
@@ -222,6 +223,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof SyntaxError || error.statusCode === 400) {
       return send(reply, errors.badRequest('JSON parse error - the request body is not valid JSON.'));
     }
+    const unique = uniqueRuleError(error);
+    if (unique) return send(reply, unique);
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: { code: (error as { code?: string }).code, message: error.message } }, 'database unavailable');
       return send(reply, errors.unavailable());

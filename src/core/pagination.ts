@@ -14,11 +14,23 @@ export interface PageRequest {
   offset: number;
 }
 
-/** The page asked for by ?page= and ?page_size= (already validated as positive integers); sizes above 100 are clamped. */
-export function pageRequest(query: { page?: number; page_size?: number }): PageRequest {
+/**
+ * The page asked for by ?page= and ?page_size= (already validated as positive integers);
+ * sizes above 100 (or the list's own `max`) are clamped.
+ */
+export function pageRequest(query: { page?: number; page_size?: number }, max = MAX_PAGE_SIZE): PageRequest {
   const number = query.page ?? 1;
-  const size = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const size = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, max, MAX_PAGE_SIZE);
   return { number, size, limit: size, offset: (number - 1) * size };
+}
+
+/**
+ * The most records a page of a list that carries row data (versions, cells, rows with
+ * their cells) holds: ANSWER_MAX_BYTES / ROW_MAX_BYTES, so one answer holds at most
+ * ANSWER_MAX_BYTES of row data (docs/decisions.md, "Size bounds").
+ */
+export function rowDataPageSize(config: { answerMaxBytes: number; rowMaxBytes: number }): number {
+  return Math.max(1, Math.floor(config.answerMaxBytes / config.rowMaxBytes));
 }
 
 /** The link to page `number` of the list the request is on, keeping its other query parameters. */

@@ -1,12 +1,13 @@
 // The one permission catalog: what each role may do with each resource. Lists use it
 // for add_permission, records for change_permission, and routes to refuse (403).
 import type { Membership, ProjectRole } from './access.js';
+import { readsProject as readsProjectRule } from './rules.js';
 
 const isAdmin = (m: Membership | null | undefined) => m?.role === 'admin';
 const isActive = (m: Membership | null | undefined) => m?.role === 'admin' || m?.role === 'member';
 const canEdit = (r: ProjectRole | null | undefined) => r === 'admin' || r === 'edit';
-/** Reading project records: an organization Admin reads everything; others need a project role. */
-const readsProject = (m: Membership | null | undefined, r: ProjectRole | null | undefined) => isAdmin(m) || (isActive(m) && !!r);
+/** Reading project records (core/rules.ts, beside its SQL): an organization Admin reads everything; others need a project role. */
+const readsProject = readsProjectRule.test;
 
 /** The personnel fields a Member may change on their own record (spec: Personnel, PATCH). */
 export const MEMBER_PERSONNEL_FIELDS = [

@@ -1,18 +1,49 @@
-// Per-record mutual exclusion across every server process, for check-then-write
-// sequences that span several transactions (If-Match): a PostgreSQL advisory lock held
-// by a transaction on a small pool of its own, or an in-process queue on PGlite.
-import pg from 'pg';
-import type { Database } from '../db/client.js';
+// The If-Match precondition (docs/decisions.md, "If-Match"): checked inside the write's
+// own transaction, after taking the record's database lock — the lock every writer of
+// the record takes (a cell's and a row's writers: the row's FOR UPDATE; other records:
+// their own row) — so nothing can change the record between the check and the write.
+//
+// The transaction is the request's ambient one: the PATCH handler runs inside it through
+// AsyncLocalStorage, and `ctx.db` is that transaction while it lasts (the handler's own
+// `ctx.db.transaction(…)` becomes a savepoint in it). Outside an If-Match PATCH, `ctx.db`
+// is the database as before.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from '../db/client.js';
 
-export interface RecordLocks {
-  /** Runs `fn` while holding the lock named `key`. */
-  with<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  close(): Promise<void>;
+const ambient = new AsyncLocalStorage<Db>();
+
+/** The transaction an If-Match PATCH runs in, if the caller is inside one. */
+export function ambientTransaction(): Db | undefined {
+  return ambient.getStore();
 }
 
-class ProcessLocks implements RecordLocks {
+/** Runs `fn` in a transaction of `db` that `ctx.db` stands for until it ends. */
+export function inAmbientTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => ambient.run(tx as unknown as Db, () => fn(tx as unknown as Db)));
+}
+
+/** Locks a record until the transaction ends: the same lock its writers take. */
+export type RecordLock = (tx: Db, sid: string) => Promise<unknown>;
+
+/** The lock of a record that is one row of `table` (keyed by `sid`); its writers UPDATE that row. */
+export const lockOwnRow = (table: PgTable): RecordLock => (tx, sid) =>
+  tx.execute(sql`SELECT 1 FROM ${table} WHERE sid = ${sid} FOR UPDATE`);
+
+/** The lock of a record that belongs to a row of record_rows (`rowOf` selects its row's sid). */
+export const lockRecordRow = (rowOf: (sid: string) => SQL): RecordLock => (tx, sid) =>
+  tx.execute(sql`SELECT 1 FROM record_rows WHERE sid = (${rowOf(sid)}) FOR UPDATE`);
+
+/**
+ * One queue per key within the process: an If-Match PATCH waits here, not on a database
+ * connection, while another request of this process checks the same record. Without it a
+ * burst on one record holds every pooled connection waiting for that record's row lock,
+ * and the requests of every other organization wait for a connection.
+ */
+export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
-  async with<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const before = this.tails.get(key) ?? Promise.resolve();
     const run = before.catch(() => {}).then(fn);
     const tail = run.catch(() => {});
@@ -23,35 +54,4 @@ class ProcessLocks implements RecordLocks {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
-  async close() {}
-}
-
-class AdvisoryLocks implements RecordLocks {
-  // Its own pool: a lock holder's work uses the main pool, so holders cannot starve it.
-  private readonly pool: pg.Pool;
-  constructor(connectionString: string) {
-    this.pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 5_000 });
-    // A lost connection fails the holder's queries; it must not crash the process (see db/client.ts).
-    this.pool.on('error', () => {});
-    this.pool.on('connect', (client) => client.on('error', () => {}));
-  }
-  async with<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-      return await fn();
-    } finally {
-      await client.query('COMMIT').catch(() => {});
-      client.release();
-    }
-  }
-  close() {
-    return this.pool.end();
-  }
-}
-
-/** The record locks for a database. */
-export function recordLocks(database: Database, databaseUrl: string | null): RecordLocks {
-  return database.kind === 'postgres' && databaseUrl ? new AdvisoryLocks(databaseUrl) : new ProcessLocks();
 }

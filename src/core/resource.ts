@@ -14,6 +14,7 @@ import type { AppContext } from '../context.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import { ApiError } from './errors.js';
+import { inAmbientTransaction, KeyedQueue, type RecordLock } from './record-lock.js';
 
 export const SERIALIZERS = ['name', 'list', 'detail'] as const;
 export type Serializer = (typeof SERIALIZERS)[number];
@@ -59,6 +60,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
      * is asked only for an empty page; otherwise count() runs alongside.
      */
     rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[] | Counted<unknown>>;
+    /** The largest page this serializer may answer (default and at most 100): lists of row data are bounded by bytes. */
+    maxPageSize?: (serializer: Serializer, query: Static<ReturnType<typeof Type.Object<Q>>>) => number | undefined;
     /**
      * rows() answers a Counted page: count() is not run alongside it, and addPermission()
      * runs after it, only when the page did not carry add_permission.
@@ -142,7 +145,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           const scope = request.scope as S;
           if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
           const query = request.query as never;
-          const page = pageRequest(request.query as { page?: number; page_size?: number });
+          const page = pageRequest(request.query as { page?: number; page_size?: number }, get.maxPageSize?.(serializer, query));
           let count: number;
           let results: unknown[] | Counted<unknown>;
           let addPermission: boolean;
@@ -214,6 +217,11 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
    * default: the GET handler.
    */
   current?: (actor: Actor, sid: string, request: FastifyRequest) => Promise<unknown>;
+  /**
+   * Locks the record in the caller's transaction: the lock every writer of the record
+   * takes (core/record-lock.ts). Required with `patch`: If-Match is checked under it.
+   */
+  lock?: RecordLock;
   get?: {
     summary: string;
     description?: string;
@@ -252,8 +260,8 @@ const preconditionFailed = () => new ApiError(412, {
 /**
  * Registers a resource's detail routes. GET and PATCH answers carry an ETag; a PATCH
  * with If-Match is refused (412) unless the record is still as the caller read it, the
- * check and the write holding the record's lock. DELETE answers {} (the spec's
- * notification DELETE).
+ * check and the write in one transaction holding the record's lock (core/record-lock.ts).
+ * DELETE answers {} (the spec's notification DELETE).
  */
 export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = TSchema, PQ extends TProperties = {}>(
   app: FastifyInstance,
@@ -286,6 +294,9 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
   if (def.patch) {
     const patch = def.patch;
     const current = def.current ?? (def.get ? (actor: Actor, sid: string, request: FastifyRequest) => def.get!.handler(actor, sid, {} as never, request) : undefined);
+    if (!def.lock) throw new Error(`${def.path}: a PATCH needs the record's lock (lock)`);
+    const lock = def.lock;
+    const checks = new KeyedQueue();
     offered.push('PATCH');
     app.route({
       method: 'PATCH',
@@ -304,10 +315,13 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         const run = () => patch.handler(actor, sid, request.body as Static<PB>, request.query as never, request);
         const ifMatch = request.headers['if-match'];
         if (typeof ifMatch !== 'string' || !current) return withEtag(reply, await run());
-        return ctx.locks.with(`${def.path}/${sid}`, async () => {
+        // The check and the write in one transaction, under the record's lock (ctx.db is
+        // that transaction meanwhile); one such request per record at a time per process.
+        return checks.run(sid, () => inAmbientTransaction(ctx.database.db, async (tx) => {
+          await lock(tx, sid);
           if (!ifMatchAccepts(ifMatch, etagOf(await current(actor, sid, request)))) throw preconditionFailed();
           return withEtag(reply, await run());
-        });
+        }));
       },
     });
   }

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Periodic } from './periodic.js';
 import { query, type Db } from '../db/client.js';
 import { enqueueMail, type OutgoingMail } from '../mail/outbox.js';
+import { activeMember } from '../core/rules.js';
 
 export const DIGEST_JOB = 'weekly-digest';
 const LISTED = 50;
@@ -94,7 +95,7 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
         JOIN notifications n ON n.recipient_sid = p.sid AND NOT n.is_deleted_by_recipient AND NOT n.is_read
                             AND n.date_created >= ${week.start.toISOString()}::timestamptz AND n.date_created < ${week.end.toISOString()}::timestamptz
         LEFT JOIN personnel s ON s.sid = n.sender_sid
-       WHERE p.should_receive_weekly_digest AND NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)
+       WHERE p.should_receive_weekly_digest AND ${activeMember.sql('p')}
        GROUP BY p.sid, o.name`);
     const mails = digests.map((d) => digestMail(d, week));
     for (let i = 0; i < mails.length; i += CHUNK) await enqueueMail(tx, mails.slice(i, i + CHUNK));

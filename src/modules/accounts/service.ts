@@ -46,6 +46,20 @@ export async function createUser(
   return publicUser(row);
 }
 
+/**
+ * The account with this email, created without a password when there is none (an
+ * invitation). Two requests creating the same account at once both get it: the loser's
+ * insert waits for the winner's commit and does nothing. `created`: this call made it.
+ */
+export async function ensureUser(db: Db, input: { email: string; first_name?: string; last_name?: string }) {
+  const found = await findUserByEmail(db, input.email);
+  if (found) return { user: found, created: false };
+  const [made] = await db.insert(users).values({
+    sid: newSid(), email: input.email, firstName: input.first_name ?? '', lastName: input.last_name ?? '', passwordHash: null,
+  }).onConflictDoNothing().returning();
+  return made ? { user: made, created: true } : { user: (await findUserByEmail(db, input.email))!, created: false };
+}
+
 /** Issues a secret credential (session token or API key) for a user; returns the secret once. */
 export async function issueCredential(db: Db, userSid: string, kind: 'session' | 'apikey', name = '') {
   const secret = newSecret();

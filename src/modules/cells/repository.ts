@@ -30,8 +30,9 @@ export interface CellRecord {
 }
 
 /** Cells with their row, column and widget, and the project role of `personnelSid`. */
-function select(db: Db, personnelSid: string, total?: SQL<number>) {
-  return db.select(total ? { ...fields, total } : fields).from(cells)
+function select(db: Db, personnelSid: string, total?: SQL<number>, withData = true) {
+  const chosen = withData ? fields : { ...fields, data: sql<string>`''` };
+  return db.select(total ? { ...chosen, total } : chosen).from(cells)
     .innerJoin(rows, eq(rows.sid, cells.rowSid))
     .innerJoin(columns, eq(columns.sid, cells.columnSid))
     .innerJoin(widgets, eq(widgets.sid, cells.widgetSid))
@@ -53,9 +54,12 @@ export async function countCells(db: Db, orgSid: string, membership: Membership,
 }
 
 /** A page of cells, with the count of the list: a row's in column order, or the organization's oldest first. */
-export async function pageCells(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<CellRecord>> {
+/** A page of cells; without `withData` their data is read as '' (the name and list shapes do not show it). */
+export async function pageCells(
+  db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number, withData = true,
+): Promise<Counted<CellRecord>> {
   const condition = where(orgSid, membership, rowSid);
-  const query = select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition);
+  const query = select(db, membership.personnelSid, totalOf(countQuery(db, condition)), withData).where(condition);
   const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
   return counted((await ordered.limit(limit).offset(offset)) as (CellRecord & { total: number })[]);
 }

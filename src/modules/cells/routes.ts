@@ -10,6 +10,9 @@ import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
 import { changeCell, createCell, readableCell } from './service.js';
 import { loadRowAccess } from '../rows/access.js';
+import { sql } from 'drizzle-orm';
+import { lockRecordRow } from '../../core/record-lock.js';
+import { rowDataPageSize } from '../../core/pagination.js';
 
 export function registerCells(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -22,6 +25,8 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       description: 'With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); '
         + 'without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.',
       query: CellListQuery,
+      // The detail shape carries each cell's data: its pages are bounded by bytes (the other shapes do not read it).
+      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.row__sid) return false;
         const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);
@@ -31,7 +36,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       counted: true,
       count: (scope, query) => countCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
+        const found = await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset, serializer === 'detail');
         // The cells of one row carry the caller's project role and the row's state: add_permission without another query.
         const first = found[0];
         const addPermission = query.row__sid && first
@@ -58,6 +63,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/cell',
+    lock: lockRecordRow((sid) => sql`SELECT row_sid FROM cells WHERE sid = ${sid}`),
     tag: 'cells',
     shape: CellShapes.detail,
     current: async (actor, sid) => {

@@ -12,6 +12,7 @@ import { cells } from '../../db/schema.js';
 import { loadRowAccess, type RowRef } from '../rows/access.js';
 import { findCell, type CellRecord } from './repository.js';
 import { cellMessages as messages, changeLocked, checkRowState, findColumnOfTable, insertCell } from './write.js';
+import { currentPersonnel } from '../../core/rules.js';
 
 /**
  * Creates the cell of a row in a column (Project Admin, Edit), debits its widget's
@@ -32,6 +33,7 @@ export async function createCell(
   return ctx.db.transaction(async (tx) => {
     const sid = await insertCell(tx, {
       organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: true,
+      rowMaxBytes: ctx.config.rowMaxBytes,
     });
     return (await findCell(tx, sid, membership.personnelSid))!;
   });
@@ -58,7 +60,7 @@ async function lockCell(tx: Db, userSid: string, sid: string): Promise<LockedCel
            r.sid AS row_sid, r.name AS row_name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived,
            r.created_by AS row_created_by, o.name AS organization_name,
            p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
-           (p.date_end IS NULL OR p.date_end >= CURRENT_DATE) AS is_current, pm.permission
+           ${currentPersonnel.sql('p')} AS is_current, pm.permission
       FROM cells c
       JOIN record_columns col ON col.sid = c.column_sid
       JOIN widgets w ON w.sid = c.widget_sid
@@ -97,7 +99,7 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
     const change = await changeLocked(tx, {
       organizationSid: found.organization_sid, rowSid: row.sid,
       column: { sid: found.column_sid, name: found.column_name, widgetSid: found.widget_sid, price: found.price, addable: found.addable_at_readonly },
-      data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false,
+      data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false, rowMaxBytes: ctx.config.rowMaxBytes,
     }, row, sid, found.row_created_by);
     const cell: CellRecord = {
       sid, data: body.data, organization_sid: found.organization_sid,

@@ -12,6 +12,7 @@ import { debitCredits } from '../credits/service.js';
 import { notifyMentions } from '../notifications/mentions.js';
 import { notifyRecordChange } from '../notifications/record-change.js';
 import type { RowRef } from '../rows/access.js';
+import { checkRowSize } from '../rows/size.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 export const cellMessages = {
@@ -40,6 +41,8 @@ export interface CellWrite {
   /** The user the cell, the ledger entry and the version are recorded for. */
   userSid: string;
   salesContact: string;
+  /** ROW_MAX_BYTES: the write is refused (400 on data) when the row would hold more. */
+  rowMaxBytes: number;
   /** The POST wording of the spec's 406 messages ("Error: " prefix); otherwise PATCH's. */
   onPost: boolean;
   /** Said after the version's activity message and the debit's reason, e.g. 'workflow "Review", step 2'. */
@@ -97,6 +100,7 @@ async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'c
 
 /** Inserts the cell of a locked row, debits its price, appends the version and notifies mentions; returns its sid. */
 async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> {
+  await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
   const sid = newSid();
   await tx.insert(cells).values({
     sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
@@ -125,6 +129,7 @@ export interface CellChange {
  */
 export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
   const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
+  await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
   const [set] = await query<{ new_version: number | null; previous_data: string; updated_at: string }>(tx,
     sql`SELECT new_version, previous_data, updated_at FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity})`);
   const change = { version: set.new_version, before: set.previous_data, dateUpdated: set.updated_at };

@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { ColumnCreate, ColumnCreateQuery, ColumnListQuery, ColumnPatch, ColumnShapes } from './schemas.js';
 import { countColumns, pageColumns } from './repository.js';
 import { changeColumn, checkTableFilter, createColumn, loadColumn, serializeColumn } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { columns } from '../../db/schema.js';
 
 export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -43,6 +45,7 @@ export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/column',
+    lock: lockOwnRow(columns),
     tag: 'columns',
     shape: ColumnShapes.detail,
     get: {

@@ -23,6 +23,7 @@ export interface StepRun {
   userSid: string;
   personnelSid: string;
   salesContact: string;
+  rowMaxBytes: number;
 }
 
 /** What a step did: a message for the log, and the event to wait for when it pauses the execution. */
@@ -62,7 +63,7 @@ const ACTIONS: Record<StepKind, (tx: Db, run: StepRun) => Promise<StepOutcome>> 
     if (data.length > MAX_CELL_LENGTH) throw new StepError(`The value has ${data.length} characters; a cell holds at most ${MAX_CELL_LENGTH}.`);
     const result = await putCell(tx, {
       organizationSid: run.organizationSid, rowSid: run.row.sid, column, data, userSid: run.userSid,
-      salesContact: run.salesContact, onPost: false, via: via(run),
+      salesContact: run.salesContact, rowMaxBytes: run.rowMaxBytes, onPost: false, via: via(run),
     });
     if (result.created) return { message: `Created the cell of ${column.name} with ${quote(data)}` };
     if (result.changed) return { message: `Set the cell of ${column.name} to ${quote(data)}` };

@@ -85,10 +85,17 @@ export async function triggerWorkflow(ctx: AppContext, input: TriggerInput): Pro
     const variables = input.variables ?? {};
     const data = input.data ?? {};
     if (Object.keys(variables).length || Object.keys(data).length) {
-      await tx.execute(sql`
+      // Merged by every trigger, so bounded (ROW_MAX_BYTES each, as JSON): an execution never grows without end.
+      const [merged] = await query<{ variables_bytes: number; data_bytes: number }>(tx, sql`
         UPDATE workflow_executions
            SET variables = variables || ${JSON.stringify(variables)}::jsonb, data = data || ${JSON.stringify(data)}::jsonb, date_updated = now()
-         WHERE sid = ${execution.sid}`);
+         WHERE sid = ${execution.sid}
+        RETURNING octet_length(variables::text) AS variables_bytes, octet_length(data::text) AS data_bytes`);
+      for (const [field, bytes] of [['variables', merged.variables_bytes], ['workflow_data', merged.data_bytes]] as const) {
+        if (Number(bytes) > ctx.config.rowMaxBytes) {
+          throw errors.field(field, `The execution's ${field === 'variables' ? 'variables' : 'data'} would hold ${Number(bytes)} bytes; they hold at most ${ctx.config.rowMaxBytes} bytes (ROW_MAX_BYTES, as JSON).`);
+        }
+      }
       const keys = (o: Record<string, unknown>) => Object.keys(o).join(', ') || 'none';
       await log(tx, execution.sid, driver.userSid, {
         event: 'updated', status: 'info', message: `Updated variables: ${keys(variables)}; data: ${keys(data)}`,
@@ -211,6 +218,7 @@ async function runNextStep(ctx: AppContext, tx: Db, executionSid: string, driver
       userSid: driver.userSid,
       personnelSid: driver.personnelSid,
       salesContact: ctx.config.salesContact,
+      rowMaxBytes: ctx.config.rowMaxBytes,
     }));
   } catch (error) {
     const message = failureMessage(error);

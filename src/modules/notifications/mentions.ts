@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { sendNotifications } from './send.js';
+import { readsProject } from '../../core/rules.js';
 
 // "@" not preceded by a character of an email address or sid, so "bob@example.com" mentions no one.
 const SID_MENTION = /(?<![0-9A-Za-z@._%+-])@([0-9A-Za-z]{16})(?![0-9A-Za-z@._%+-])/g;
@@ -50,9 +51,7 @@ export async function notifyMentions(tx: Db, change: CellChange): Promise<string
      WHERE p.organization_sid = ${change.organizationSid}
        AND (p.user_sid = ${change.authorUserSid} OR (
              (p.sid IN (${list(sids)}) OR lower(p.email) IN (${list(emails)}))
-         AND NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)
-         AND (p.is_administrator OR EXISTS (SELECT 1 FROM project_members pm
-                                             WHERE pm.project_sid = ${change.row.project_sid} AND pm.personnel_sid = p.sid))))`);
+         AND ${readsProject.forPersonnel('p', sql`${change.row.project_sid}`)}))`);
   const author = people.find((p) => p.is_author);
   const recipients = people.filter((p) => !p.is_author && p.wants).map((p) => p.sid);
   if (!recipients.length) return [];

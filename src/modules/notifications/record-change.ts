@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { sendNotifications } from './send.js';
+import { readsProject } from '../../core/rules.js';
 
 /**
  * Notifies, in the caller's transaction, the creator of row `rowSid` that `userSid`
@@ -19,8 +20,7 @@ export async function notifyRecordChange(tx: Db, change: { rowSid: string; userS
       LEFT JOIN personnel a ON a.organization_sid = r.organization_sid AND a.user_sid = ${change.userSid}
      WHERE r.sid = ${change.rowSid} AND r.created_by <> ${change.userSid}
        AND c.should_receive_record_change_notification
-       AND NOT c.is_archived AND (c.date_end IS NULL OR c.date_end >= CURRENT_DATE)
-       AND (c.is_administrator OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_sid = r.project_sid AND pm.personnel_sid = c.sid))`);
+       AND ${readsProject.forPersonnel('c', sql`r.project_sid`)}`);
   if (!found) return [];
   const who = found.author_name ?? 'Someone';
   return sendNotifications(tx, {

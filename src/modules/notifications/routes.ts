@@ -12,6 +12,8 @@ import { changeNotification, createNotification, deleteNotification, loadNotific
 import { LiveNotifications } from './live.js';
 import { registerNotificationStream } from './stream.js';
 import { withTotal } from '../../core/pagination.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { notifications } from '../../db/schema.js';
 
 export function registerNotifications(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -46,6 +48,7 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
 
   defineDetail(app, ctx, {
     path: '/notifications/notification',
+    lock: lockOwnRow(notifications),
     tag: 'notifications',
     shape: NotificationShapes.detail,
     // For If-Match: the notification as the caller sees it, without GET's marking it read.

@@ -7,6 +7,7 @@ import { notifications } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
 import { enqueueMail } from '../../mail/outbox.js';
+import { activeMember } from '../../core/rules.js';
 
 /** The PostgreSQL channel of live notification events (see live.ts). */
 export const NOTIFICATION_CHANNEL = 'records_notifications';
@@ -57,7 +58,7 @@ export async function sendNotifications(tx: Db, input: NotificationInput): Promi
   const org = input.organizationSid;
   const found = await query<Recipient & { active: boolean }>(tx, sql`
     SELECT p.sid, p.user_sid, p.email, ${NAME} AS name, p.should_receive_notification_email AS wants_email,
-           (NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)) AS active
+           ${activeMember.sql('p')} AS active
       FROM personnel p
      WHERE p.organization_sid = ${org} AND p.sid IN (${sql.join(wanted.map((s) => sql`${s}`), sql`, `)})`);
   const bySid = new Map(found.map((r) => [r.sid, r]));

@@ -11,6 +11,7 @@ import { query } from '../../db/client.js';
 import { notifications } from '../../db/schema.js';
 import { findNotification, type NotificationRow } from './repository.js';
 import { sendNotifications } from './send.js';
+import { activeMember } from '../../core/rules.js';
 
 export interface NotificationBody {
   to: { sid: string; name?: string }[];
@@ -41,7 +42,7 @@ async function checkRecipients(ctx: AppContext, orgSid: string, sids: string[]) 
   const active = wellFormed.length ? await query<{ sid: string }>(ctx.db, sql`
     SELECT sid FROM personnel
      WHERE organization_sid = ${orgSid} AND sid IN (${sql.join(wellFormed.map((s) => sql`${s}`), sql`, `)})
-       AND NOT is_archived AND (date_end IS NULL OR date_end >= CURRENT_DATE)`) : [];
+       AND ${activeMember.sql()}`) : [];
   const known = new Set(active.map((r) => r.sid));
   const unknown = [...new Set(sids.filter((s) => !known.has(s)))];
   if (unknown.length) throw errors.fields({ to: unknown.map((s) => `${s} is not an active member of this organization.`) });

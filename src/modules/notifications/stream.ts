@@ -14,6 +14,7 @@ import type { LiveEvent } from './send.js';
 import { eventOf, type LiveNotifications, type Subscriber } from './live.js';
 import { findNotification, inboxesSince } from './repository.js';
 import { StreamQuery } from './schemas.js';
+import { activeMember } from '../../core/rules.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** A client that reads slower than this much pending output is dropped (it reconnects and catches up). */
@@ -35,7 +36,7 @@ const HEADERS = {
 async function activeOrganizations(ctx: AppContext, userSid: string): Promise<string[]> {
   const rows = await query<{ organization_sid: string }>(ctx.db, sql`
     SELECT organization_sid FROM personnel
-     WHERE user_sid = ${userSid} AND NOT is_archived AND (date_end IS NULL OR date_end >= CURRENT_DATE)`);
+     WHERE user_sid = ${userSid} AND ${activeMember.sql()}`);
   return rows.map((r) => r.organization_sid);
 }
 

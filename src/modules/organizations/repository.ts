@@ -2,8 +2,8 @@ import { and, eq, sql, count, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { organizations, personnel } from '../../db/schema.js';
 import { isoTimestamp, formatMoney } from '../../core/sql.js';
-import { ACTIVE_PERSONNEL } from '../../core/access.js';
 import type { Serializer } from '../../core/resource.js';
+import { activeMember } from '../../core/rules.js';
 
 const columns = {
   sid: organizations.sid,
@@ -26,7 +26,7 @@ export function serializeOrganization(row: Row, serializer: Serializer) {
 }
 
 // The organizations where the user is active personnel.
-const activeFor = (userSid: string): SQL => and(eq(personnel.userSid, userSid), sql`${ACTIVE_PERSONNEL}`)!;
+const activeFor = (userSid: string): SQL => and(eq(personnel.userSid, userSid), activeMember.sql())!;
 
 export async function countForUser(db: Db, userSid: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(organizations)

@@ -12,6 +12,7 @@ import { isSid } from '../../core/ids.js';
 import { OrganizationCreate, OrganizationPatch, OrganizationShapes } from './schemas.js';
 import { countForUser, findForUser, listForUser, serializeOrganization } from './repository.js';
 import { createOrganization } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
 
 export function registerOrganizations(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -47,6 +48,7 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
 
   defineDetail(app, ctx, {
     path: '/organizations/organization',
+    lock: lockOwnRow(organizations),
     tag: 'organizations',
     shape: OrganizationShapes.detail,
     get: {

@@ -1,9 +1,10 @@
-import { and, eq, sql, count, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, count, inArray, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, users } from '../../db/schema.js';
 import { isoDate, isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { activeMember } from '../../core/rules.js';
 
 const updater = alias(users, 'updater');
 
@@ -72,8 +73,7 @@ export async function findBySids(db: Db, orgSid: string, sids: string[]): Promis
 /** How many personnel of the organization are active Admins today. */
 export async function countActiveAdmins(db: Db, orgSid: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(personnel).where(and(
-    eq(personnel.organizationSid, orgSid), eq(personnel.isAdministrator, true), eq(personnel.isArchived, false),
-    sql`(${personnel.dateEnd} IS NULL OR ${personnel.dateEnd} >= CURRENT_DATE)`,
+    eq(personnel.organizationSid, orgSid), eq(personnel.isAdministrator, true), activeMember.sql(),
   ));
   return row.n;
 }

@@ -11,6 +11,8 @@ import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { serializePersonnel } from './serializers.js';
 import { addPersonnel, changePersonnel, loadPersonnel, type PersonnelInput } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { personnel } from '../../db/schema.js';
 
 export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -49,6 +51,7 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/organizations/personnel',
+    lock: lockOwnRow(personnel),
     tag: 'personnel',
     shape: PersonnelShapes.detail,
     get: {

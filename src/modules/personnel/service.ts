@@ -9,7 +9,7 @@ import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { toBool } from '../../core/schemas.js';
 import { enqueueMail } from '../../mail/outbox.js';
-import { createUser, createResetTag, findUserByEmail, resetLink, INVITATION_DAYS } from '../accounts/service.js';
+import { createResetTag, ensureUser, resetLink, INVITATION_DAYS } from '../accounts/service.js';
 import { countActiveAdmins, findBySid, findBySids, type PersonnelRow } from './repository.js';
 
 type Flag = boolean | 'true' | 'false';
@@ -68,13 +68,7 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
   const sids = await ctx.db.transaction(async (tx) => {
     const created: string[] = [];
     for (const input of inputs) {
-      let user = await findUserByEmail(tx, input.email);
-      let invited = false;
-      if (!user) {
-        const made = await createUser(tx, { email: input.email, password: null, first_name: input.first_name, last_name: input.last_name });
-        user = (await findUserByEmail(tx, made.email))!;
-        invited = true;
-      }
+      const { user, created: invited } = await ensureUser(tx, input);
       const [existing] = await tx.select({ sid: personnel.sid }).from(personnel)
         .where(and(eq(personnel.organizationSid, orgSid), eq(personnel.userSid, user.sid)));
       if (existing) throw errors.field('email', `${input.email} is already a member of this organization.`);

@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { ProjectMemberCreate, ProjectMemberPatch, ProjectMemberShapes } from './schemas.js';
 import { countInProject, pageInProject } from './repository.js';
 import { addProjectMember, changeProjectMember, loadProjectMember, removeProjectMember, serializeProjectMember } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { projectMembers } from '../../db/schema.js';
 
 export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -37,6 +39,7 @@ export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): v
 
   defineDetail(app, ctx, {
     path: '/projects/member',
+    lock: lockOwnRow(projectMembers),
     tag: 'project members',
     shape: ProjectMemberShapes.detail,
     get: {

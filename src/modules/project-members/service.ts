@@ -25,11 +25,6 @@ export function serializeProjectMember(row: ProjectMemberRow, serializer: Serial
   return { ...base, date_created: row.date_created, date_updated: row.date_updated };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return e.code === '23505' || e.cause?.code === '23505';
-}
-
 /**
  * Adds a personnel record of the project's organization to the project with a role.
  * Another organization's or an unknown sid is a field error that says nothing about it;
@@ -40,18 +35,15 @@ export async function addProjectMember(ctx: AppContext, scope: ProjectScope, bod
   if (!person) throw errors.field('personnel', NOT_PERSONNEL);
   const already = errors.field('personnel', `${person.name} is already a member of this project.`);
   const sid = newSid();
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      const [existing] = await tx.select({ sid: projectMembers.sid }).from(projectMembers)
-        .where(and(eq(projectMembers.projectSid, scope.project.sid), eq(projectMembers.personnelSid, person.sid)));
-      if (existing) throw already;
-      await tx.insert(projectMembers).values({ sid, projectSid: scope.project.sid, personnelSid: person.sid, permission: body.permission });
-      return (await findBySid(tx, sid, scope.actor.userSid))!;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw already; // a concurrent add of the same personnel
-    throw error;
-  }
+  // A concurrent add of the same personnel passes the check and is refused by the unique
+  // index: core/unique.ts answers it (400 on personnel).
+  return ctx.db.transaction(async (tx) => {
+    const [existing] = await tx.select({ sid: projectMembers.sid }).from(projectMembers)
+      .where(and(eq(projectMembers.projectSid, scope.project.sid), eq(projectMembers.personnelSid, person.sid)));
+    if (existing) throw already;
+    await tx.insert(projectMembers).values({ sid, projectSid: scope.project.sid, personnelSid: person.sid, permission: body.permission });
+    return (await findBySid(tx, sid, scope.actor.userSid))!;
+  });
 }
 
 /** The membership `sid` for a caller who may read its project (404 outside their organizations, 403 otherwise). */

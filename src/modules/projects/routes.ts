@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { ProjectCreate, ProjectPatch, ProjectShapes } from './schemas.js';
 import { countVisible, pageVisible } from './repository.js';
 import { changeProject, createProject, loadProject, serializeProject } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { projects } from '../../db/schema.js';
 
 export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -39,6 +41,7 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/projects/project',
+    lock: lockOwnRow(projects),
     tag: 'projects',
     shape: ProjectShapes.detail,
     get: {

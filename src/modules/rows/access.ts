@@ -3,8 +3,9 @@ import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { roleOf, type Membership, type ProjectRole } from '../../core/access.js';
 import { isSid } from '../../core/ids.js';
-import { personnel, projectMembers, rows } from '../../db/schema.js';
+import { personnel, rows } from '../../db/schema.js';
 import type { Actor } from '../../core/auth.js';
+import { currentPersonnel, readsProject } from '../../core/rules.js';
 
 export interface RowRef {
   sid: string;
@@ -35,7 +36,7 @@ export async function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSi
   }>(db, sql`
     SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived,
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
-           (p.date_end IS NULL OR p.date_end >= CURRENT_DATE) AS is_current, pm.permission
+           ${currentPersonnel.sql('p')} AS is_current, pm.permission
       FROM record_rows r
       JOIN organizations o ON o.sid = r.organization_sid
       LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${actor.userSid}
@@ -59,8 +60,7 @@ export async function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSi
  * every row for an organization Admin, rows of their projects for others.
  */
 export function readableRows(membership: Membership) {
-  if (membership.role === 'admin') return sql`TRUE`;
-  return sql`EXISTS (SELECT 1 FROM ${projectMembers} pm WHERE pm.project_sid = ${rows.projectSid} AND pm.personnel_sid = ${membership.personnelSid})`;
+  return readsProject.forMember(membership, sql`${rows.projectSid}`);
 }
 
 export { personnel };

@@ -15,6 +15,9 @@ import { ChainReport, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShap
 import { cellsOfRows, countRows, findRow, pageRows, type CellSummary, type RowRecord } from './repository.js';
 import { changeRow, createRow, readableRow } from './service.js';
 import { verifyChain } from '../versions/verify.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { rows } from '../../db/schema.js';
+import { rowDataPageSize } from '../../core/pagination.js';
 
 function serializeRow(row: RowRecord, serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
   if (serializer === 'name') return { sid: row.sid, name: row.name };
@@ -46,6 +49,8 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       summary: 'List rows (Admin: all; others: rows of their projects)',
       description: 'Oldest first. Filters: table__sid, project__sid.',
       query: RowListQuery,
+      // The detail shape carries each row's cells: pages are bounded by bytes.
+      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
@@ -72,6 +77,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/row',
+    lock: lockOwnRow(rows),
     tag: 'rows',
     shape: RowShapes.detail,
     get: {
@@ -104,7 +110,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request) => {
     const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);
-    return verifyChain(ctx.db, row);
+    return verifyChain(ctx.db, row, ctx.config.answerMaxBytes);
   });
   refuseOtherMethods(app, verifyUrl, ['GET']);
 }

@@ -11,6 +11,7 @@ import { findProjectRole } from '../../core/access.js';
 import { appendVersion } from '../versions/append.js';
 import { loadRowAccess, type RowAccess } from './access.js';
 import { findRow } from './repository.js';
+import { checkRowSize } from './size.js';
 
 /** A row the caller may read (404 when it does not exist or is not theirs to see; 403 for Alumni). */
 export async function readableRow(ctx: AppContext, actor: Actor, sid: string): Promise<RowAccess & { membership: Membership }> {
@@ -81,7 +82,7 @@ export async function changeRow(ctx: AppContext, actor: Actor, sid: string, chan
 
   // The answer is read in the change's transaction: it shows this change, not a later one.
   const row = await ctx.db.transaction(async (tx) => {
-    await applyRowChanges(tx, actor.userSid, sid, changes);
+    await applyRowChanges(tx, actor.userSid, sid, changes, undefined, ctx.config.rowMaxBytes);
     return (await findRow(tx, sid, membership.personnelSid))!;
   });
   return { row, membership };
@@ -93,7 +94,7 @@ export async function changeRow(ctx: AppContext, actor: Actor, sid: string, chan
  * description) and one version for the whole change, recorded for `userSid`. Returns
  * what changed ([] when nothing did: no version). Permissions are the caller's business.
  */
-export async function applyRowChanges(tx: Db, userSid: string, sid: string, changes: RowChanges, via?: string): Promise<string[]> {
+export async function applyRowChanges(tx: Db, userSid: string, sid: string, changes: RowChanges, via?: string, rowMaxBytes?: number): Promise<string[]> {
   const wantsFields = changes.name !== undefined || changes.description !== undefined;
   const locked = await loadRowAccess(tx, { userSid }, sid, { lock: true });
   if (!locked) throw errors.notFound();
@@ -118,6 +119,9 @@ export async function applyRowChanges(tx: Db, userSid: string, sid: string, chan
     }
   }
   if (!messages.length) return messages;
+  if (rowMaxBytes !== undefined && (set.name !== undefined || set.description !== undefined)) {
+    await checkRowSize(tx, sid, { name: set.name, description: set.description }, rowMaxBytes, set.description !== undefined ? 'description' : 'name');
+  }
   await tx.update(rows).set({ ...set, dateUpdated: sql`now()` }).where(eq(rows.sid, sid));
   await appendVersion(tx, sid, userSid, `${messages.join('; ')}${via ? ` (${via})` : ''}`);
   return messages;

@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { StepCreate, StepCreateQuery, StepListQuery, StepPatch, StepShapes } from './schemas.js';
 import { countSteps, pageSteps } from './repository.js';
 import { changeStep, checkStepFilter, createStep, deleteStep, loadStep, serializeStep } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { steps } from '../../db/schema.js';
 
 export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -45,6 +47,7 @@ export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/step',
+    lock: lockOwnRow(steps),
     tag: 'steps',
     shape: StepShapes.detail,
     get: {

@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { TableCreate, TablePatch, TableShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { changeTable, createTable, loadTable, serializeTable, serializeTables } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { tables } from '../../db/schema.js';
 
 export function registerTables(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -36,6 +38,7 @@ export function registerTables(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/table',
+    lock: lockOwnRow(tables),
     tag: 'tables',
     shape: TableShapes.detail,
     get: {

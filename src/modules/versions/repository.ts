@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client.js';
+import { query, type Db } from '../../db/client.js';
 import { rows, users, versions, projectMembers } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
@@ -95,10 +95,25 @@ export async function findVersion(db: Db, sid: string, personnelSid: string): Pr
   return row as VersionRow | undefined;
 }
 
-/** A row's versions from `after` (exclusive), in version order, a batch at a time (for verification). */
-export async function versionBatch(db: Db, rowSid: string, after: number, limit: number) {
-  return db.select({
-    row_sid: versions.rowSid, version: versions.version, hash: versions.hash, previousHash: versions.previousHash,
-    data: versions.data, updated_by_sid: versions.updatedBy, date_created: isoTimestamp(versions.dateCreated),
-  }).from(versions).where(and(eq(versions.rowSid, rowSid), gt(versions.version, after))).orderBy(asc(versions.version)).limit(limit);
+/**
+ * A row's versions from `after` (exclusive), in version order, a batch at a time (for
+ * verification): at most `limit` versions and, past the first, no more than `maxBytes` of
+ * data (measured in the database, so a batch of wide rows never reaches the process
+ * whole). `more`: whether versions after the batch may remain.
+ */
+export async function versionBatch(db: Db, rowSid: string, after: number, limit: number, maxBytes: number) {
+  const found = await query<{
+    row_sid: string; version: number; hash: string; previousHash: string; data: Record<string, unknown>;
+    updated_by_sid: string; date_created: string; taken: number;
+  }>(db, sql`
+    WITH sized AS (
+      SELECT v.row_sid, v.version, v.hash, v.previous_hash, v.updated_by, v.date_created, count(*) OVER () AS taken,
+             sum(octet_length(v.data::text)) OVER (ORDER BY v.version) - octet_length(v.data::text) AS before
+        FROM (SELECT * FROM versions WHERE row_sid = ${rowSid} AND version > ${after} ORDER BY version LIMIT ${limit}) v)
+    SELECT s.row_sid, s.version, s.hash, s.previous_hash AS "previousHash", v.data, s.updated_by AS updated_by_sid,
+           ${isoTimestamp(sql`s.date_created`)} AS date_created, s.taken::int AS taken
+      FROM sized s JOIN versions v ON v.row_sid = s.row_sid AND v.version = s.version
+     WHERE s.before < ${maxBytes} OR s.before = 0
+     ORDER BY s.version`);
+  return { versions: found, more: found.length > 0 && (found.length < found[0].taken || found.length === limit) };
 }

@@ -15,6 +15,8 @@ import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './
 import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { rowDataPageSize } from '../../core/pagination.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
   if (!isSid(sid)) throw errors.notFound();
@@ -39,6 +41,8 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
         + 'With `dataonly=true` each result is only the version\'s row data object. `is_valid` is recomputed from the stored data.',
       query: VersionListQuery,
       addPermission: () => false,
+      // Every shape reads each version's data (is_valid recomputes its hash): pages are bounded by bytes.
+      maxPageSize: () => rowDataPageSize(ctx.config),
       raw: (query) => query.dataonly === true,
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
@@ -52,6 +56,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/version',
+    lock: lockOwnRow(versions),
     tag: 'versions',
     shape: VersionDetail,
     get: {

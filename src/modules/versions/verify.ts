@@ -3,7 +3,8 @@ import { query, type Db } from '../../db/client.js';
 import { versionHash } from './chain.js';
 import { versionBatch } from './repository.js';
 
-// Small enough that two batches in memory stay small with wide rows; the next is read while one is hashed.
+// At most this many versions a batch, and at most `maxBytes` of their data (two batches are
+// in memory at once: the next is read while one is hashed).
 const BATCH = 2500;
 const MAX_PROBLEMS = 100;
 
@@ -12,7 +13,7 @@ const MAX_PROBLEMS = 100;
  * gap, each hash matching its content, each previousHash equal to the hash before it,
  * and the row's head (its latest version and hash) matching the last version.
  */
-export async function verifyChain(db: Db, row: { sid: string; name: string }) {
+export async function verifyChain(db: Db, row: { sid: string; name: string }, maxBytes: number) {
   const problems: { version: number; problem: string }[] = [];
   const note = (version: number, problem: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push({ version, problem });
@@ -26,10 +27,10 @@ export async function verifyChain(db: Db, row: { sid: string; name: string }) {
   let previousHash = '';
   let checked = 0;
   // The next batch is read while this one is hashed: the database and the hashing overlap.
-  let pending = versionBatch(db, row.sid, 0, BATCH);
+  let pending = versionBatch(db, row.sid, 0, BATCH, maxBytes);
   for (;;) {
-    const batch = await pending;
-    if (batch.length === BATCH) pending = versionBatch(db, row.sid, batch[batch.length - 1].version, BATCH);
+    const { versions: batch, more } = await pending;
+    if (more) pending = versionBatch(db, row.sid, batch[batch.length - 1].version, BATCH, maxBytes);
     for (const v of batch) {
       checked += 1;
       if (v.version !== expected) fail(expected, `version ${expected} is missing (found ${v.version} next)`);
@@ -41,7 +42,7 @@ export async function verifyChain(db: Db, row: { sid: string; name: string }) {
       previousHash = v.hash;
       expected = v.version + 1;
     }
-    if (batch.length < BATCH) break;
+    if (!more) break;
   }
   const [head] = await query<{ version: number; last_hash: string; now: string }>(db, sql`
     SELECT version, last_hash, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now FROM record_rows WHERE sid = ${row.sid}`);

@@ -7,6 +7,8 @@ import { permissions } from '../../core/permissions.js';
 import { WidgetCreate, WidgetPatch, WidgetShapes } from './schemas.js';
 import { countUsable, pageUsable } from './repository.js';
 import { changeWidget, createWidget, loadWidget, serializeWidget } from './service.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { widgets } from '../../db/schema.js';
 
 export function registerWidgets(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -38,6 +40,7 @@ export function registerWidgets(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/widgets/widget',
+    lock: lockOwnRow(widgets),
     tag: 'widgets',
     shape: WidgetShapes.detail,
     get: {

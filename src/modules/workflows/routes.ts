@@ -10,6 +10,8 @@ import { changeWorkflow, createWorkflow, deleteWorkflow, loadWorkflow, serialize
 import { checkTableFilter } from '../columns/service.js';
 import { findExecution } from '../executions/repository.js';
 import { serializeExecution } from '../executions/serializers.js';
+import { lockOwnRow } from '../../core/record-lock.js';
+import { workflows } from '../../db/schema.js';
 
 export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -46,6 +48,7 @@ export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/workflow',
+    lock: lockOwnRow(workflows),
     tag: 'workflows',
     shape: WorkflowShapes.detail,
     get: {

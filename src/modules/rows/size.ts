@@ -1,0 +1,30 @@
+// A row's size bound (docs/decisions.md, "Size bounds"): what a row holds — its name, its
+// description and its cells' data, each measured as the JSON text a version stores and an
+// answer sends — may not pass ROW_MAX_BYTES. Every version holds the whole row, so this
+// also bounds a version, and with it what a page of versions, cells or rows can hold.
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { errors } from '../../core/errors.js';
+
+/** What a write would make of the row: one cell's new data, or a new name or description. */
+export type RowSizeChange = { column: string; data: string } | { name?: string; description?: string };
+
+/**
+ * Refuses (400 on `field`) a change that would make row `rowSid` hold more than `max`
+ * bytes. Called under the row's lock, so the sizes read are the row's as the write finds it.
+ */
+export async function checkRowSize(tx: Db, rowSid: string, change: RowSizeChange, max: number, field: string): Promise<void> {
+  const json = (value: unknown) => sql`octet_length(to_jsonb(${value}::text)::text)`;
+  const cellColumn = 'column' in change ? change.column : null;
+  const [size] = await query<{ bytes: number }>(tx, sql`
+    SELECT (SELECT coalesce(sum(octet_length(to_jsonb(c.data)::text)), 0) FROM cells c
+             WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM ${cellColumn}::text)
+         + ${'column' in change ? json(change.data) : sql`0`}
+         + ${'name' in change && change.name !== undefined ? json(change.name) : sql`octet_length(to_jsonb(r.name)::text)`}
+         + ${'description' in change && change.description !== undefined ? json(change.description) : sql`octet_length(to_jsonb(r.description)::text)`}
+           AS bytes
+      FROM record_rows r WHERE r.sid = ${rowSid}`);
+  if (size && Number(size.bytes) > max) {
+    throw errors.field(field, `The row would hold ${Number(size.bytes)} bytes; a row holds at most ${max} bytes (ROW_MAX_BYTES: its name, description and cells, as JSON).`);
+  }
+}
