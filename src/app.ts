@@ -11,6 +11,7 @@ import { MailWorker } from './jobs/mail.js';
 import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
 import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
@@ -73,7 +74,13 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     requestIdHeader: 'x-request-id',
     // While closing, the hook below answers 503 in the API's own error shape.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests the router or Node's parser refuse get the API's bodies (core/protocol-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+    // A client has REQUEST_TIMEOUT_SECONDS to send a whole request (then 408), checked every second.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: { headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
   });
 
   // Bodies are validated strictly (no coercion, unknown fields refused); query strings
@@ -88,6 +95,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.removeContentTypeParser('text/plain');
 
   installErrorHandler(app);
+  installEmptyBodyAsNone(app);
 
   const mail = new MailWorker({
     db: database.db,

@@ -23,6 +23,10 @@ export interface Config {
   bodyLimit: number;
   mailRetrySeconds: number;
   digestCheckSeconds: number;
+  /** How long a client may take to send a whole request (then 408). */
+  requestTimeoutSeconds: number;
+  /** How often each process runs the retention job (jobs/retention.ts). */
+  retentionCheckSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
+    requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
+    retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
