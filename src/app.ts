@@ -11,7 +11,9 @@ import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
 import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
+import { retentionJob } from './jobs/retention.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
 import { errors } from './core/errors.js';
 import { authenticate, credentialOf } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
@@ -86,7 +88,13 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     },
     // While closing, the hook below answers 503 in the API's own error shape.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests the router or Node's parser refuse get the API's bodies (core/protocol-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+    // A client has REQUEST_TIMEOUT_SECONDS to send a whole request (then 408), checked every second.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: { headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
   });
 
   // Bodies are validated strictly (no coercion, unknown fields refused); query strings
@@ -106,6 +114,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   });
   const metrics = installMetrics(app, database, config.metricsToken);
   if (config.otelEndpoint) installRequestSpans(app);
+  installEmptyBodyAsNone(app);
 
   const mail = new MailWorker({
     db: database.db,
@@ -193,14 +202,17 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
 
   const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
   const vacuum = creditsVacuum(database.db, app.log);
+  const retention = retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes });
   if (options.workers !== false) {
     app.addHook('onReady', async () => {
       mail.start();
       digest.start();
       vacuum.start();
+      retention.start();
     });
   }
   app.addHook('onClose', async () => {
+    await retention.stop();
     await vacuum.stop();
     await digest.stop();
     await mail.stop();

@@ -31,6 +31,10 @@ export interface Config {
   rowMaxBytes: number;
   /** The most one list answer of row data may hold, in bytes: such lists take at most answerMaxBytes / rowMaxBytes records a page. */
   answerMaxBytes: number;
+  /** How long a client may take to send a whole request (then 408). */
+  requestTimeoutSeconds: number;
+  /** How often each process runs the retention job (jobs/retention.ts). */
+  retentionCheckSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +114,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
     answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+    requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
+    retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');

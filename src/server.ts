@@ -9,6 +9,7 @@ import { describeService } from './core/startup.js';
 import { startTracing } from './core/tracing.js';
 
 const STARTED = 'records service started';
+import { DataFolderInUseError } from './db/folder-lock.js';
 
 async function serve(config: Config): Promise<void> {
   // Tracing first, so the database handles opened below are traced.
@@ -98,6 +99,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A data folder held by another process: the message says what to do, no stack.
+  console.error(err instanceof DataFolderInUseError ? err.message : err);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { uniqueRuleError } from './unique.js';
 import { ApiError, MESSAGES, errors } from './errors.js';
+import { missingSlash } from './protocol-errors.js';
 
 interface AjvError {
   instancePath: string;
@@ -207,6 +208,10 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return send(reply, error);
     if (error.validation) {
+      // No body at all where one is needed (see protocol-errors.ts installEmptyBodyAsNone).
+      if (error.validationContext === 'body' && request.body === undefined) {
+        return send(reply, errors.badRequest('The request body is empty; send a JSON object.'));
+      }
       return send(reply, new ApiError(400, validationBody(error.validation as AjvError[], error.validationContext)));
     }
     switch (error.code) {
@@ -236,5 +241,5 @@ export function installErrorHandler(app: FastifyInstance): void {
     return send(reply, new ApiError(500, { detail: MESSAGES.serverError }));
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, errors.notFound()));
+  app.setNotFoundHandler((request, reply) => missingSlash(request, reply) ?? send(reply, errors.notFound()));
 }

@@ -76,6 +76,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     allowed: (scope: S) => boolean;
     /** The response schema for a shape (default: the shape itself). */
     response?: (shape: TSchema) => TSchema;
+    /** Answer the detail shape whatever the URL's serializer (the spec's personnel, cell and notification POSTs). */
+    answersDetail?: boolean;
     create: (scope: S, body: Static<B>, query: Static<ReturnType<typeof Type.Object<PQ>>>, serializer: Serializer, request: FastifyRequest) => Promise<unknown>;
   };
 }
@@ -167,6 +169,8 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
     }
     if (def.post) {
       const post = def.post;
+      const answered: Serializer = post.answersDetail ? 'detail' : serializer;
+      const answeredShape = def.shapes[answered];
       app.route({
         method: 'POST',
         url,
@@ -176,15 +180,15 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
         },
         schema: {
           tags: [def.tag],
-          summary: `${post.summary} (answers the ${serializer} shape)`,
+          summary: `${post.summary} (answers the ${answered} shape)`,
           description: `${post.description ?? ''}\n\nLevels: ${levels.join(', ')}.`.trim(),
           params: listParams,
           querystring: Type.Object(post.query ?? {}),
           body: post.body,
-          response: { 201: post.response ? post.response(shape) : shape, ...ErrorResponses },
+          response: { 201: post.response ? post.response(answeredShape) : answeredShape, ...ErrorResponses },
         },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, serializer, request);
+          const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, answered, request);
           return reply.code(201).send(record);
         },
       });
@@ -222,6 +226,8 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
    * takes (core/record-lock.ts). Required with `patch`: If-Match is checked under it.
    */
   lock?: RecordLock;
+  /** The ETag of an answer, when the PATCH answer adds fields to the GET shape (default etagOf). */
+  etag?: (record: unknown) => string;
   get?: {
     summary: string;
     description?: string;
@@ -272,7 +278,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
   const offered: HTTPMethods[] = [];
   const sidOf = (request: FastifyRequest) => (request.params as { sid: string }).sid;
   const withEtag = (reply: FastifyReply, record: unknown) => {
-    reply.header('etag', etagOf(record));
+    reply.header('etag', (def.etag ?? etagOf)(record));
     return record;
   };
   const preconditions = { 412: DetailError };

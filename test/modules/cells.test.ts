@@ -16,6 +16,11 @@ import {
 
 const cellList = recordPaths.cellList;
 
+/** The 403 of an org Admin without a project role writing a cell: why, and the request that fixes it. */
+const NEEDS_ROLE = (w: { project: { sid: string }; admin: { personnel: { sid: string } } }) =>
+  'You are not a member of this project. An organization Admin reads every project but writes its rows and cells only with a project role: '
+  + `add yourself to the project first (POST /projects/member/list/project/${w.project.sid}/detail/ with {"personnel": "${w.admin.personnel.sid}", "permission": "edit"}).`;
+
 /** The 406 texts of a locked or archived row (src/modules/cells/service.ts; POST carries the spec's "Error: " prefix). */
 const stateMessage = (state: Exclude<RowState, 'open'>, rowSid: string, onPost: boolean) => (state === 'archived'
   ? `${onPost ? 'Error: ' : ''}The row (${rowSid}) is archived; its cells cannot be ${onPost ? 'created' : 'changed'}.`
@@ -134,7 +139,7 @@ describe('cell POST', () => {
     assert.deepEqual(versions[1].data.cells, { [ws.columns.signature.sid]: 'signed' });
     const short = await postCell(ws.projectEdit.api, ws.org.sid, row.sid, ws.columns.text.sid, 'short', 'name');
     expectStatus(short, 201, 'POST on the name serializer');
-    assertRecordShape(short.json, 'cell.name', 'answered in the URL\'s shape');
+    assertRecordShape(short.json, 'cell.detail', 'answered in the detail shape, as the spec says, whatever the URL\'s serializer');
   });
 
   test('the spec\'s 406 texts word for word: a missing row__sid, a row of another organization; nothing changes', async () => {
@@ -257,6 +262,7 @@ describe('cell writes × role × row state × widget flag', () => {
             if (!allowed) {
               if (role === 'anonymous') expectNotAuthenticated(res, context);
               else if (role === 'outsider' && op === 'PATCH') expectPlainText(res, 406, MESSAGES.wrongId, context);
+              else if (role === 'admin') expectDetail(res, 403, NEEDS_ROLE(ws), `${context}: the Admin is told to join the project`);
               else if (!writers.includes(role)) expectForbidden(res, context);
               else expectPlainText(res, 406, stateMessage(state as Exclude<RowState, 'open'>, row.sid, op === 'POST'), context);
               before = await assertRowUnchanged(ws, row.sid, before, context);

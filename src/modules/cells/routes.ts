@@ -53,6 +53,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       query: CellCreateQuery,
       body: CellCreate,
       allowed: () => true,
+      answersDetail: true,
       create: async (scope, body, query, serializer) => {
         const cell = await createCell(ctx, scope.membership, scope.actor, query.row__sid, body);
         ctx.metrics.cellWritten(cell.price);
