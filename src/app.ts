@@ -1,8 +1,7 @@
 // buildApp: the one factory the server, the CLI's checks and the tests all use.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Config } from './config.js';
@@ -14,8 +13,10 @@ import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
+import { installServerTiming } from './core/query-count.js';
+import { registerOpenApi } from './core/openapi.js';
 import { errors } from './core/errors.js';
-import { authenticate, credentialOf } from './core/auth.js';
+import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
 import { installMetrics } from './core/metrics.js';
 import { installRequestSpans } from './core/tracing.js';
@@ -38,6 +39,8 @@ import { registerWorkflows } from './modules/workflows/routes.js';
 import { registerSteps } from './modules/steps/routes.js';
 import { registerExecutions } from './modules/executions/routes.js';
 import { registerNotifications } from './modules/notifications/routes.js';
+import { registerSession } from './modules/accounts/session.js';
+import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -115,6 +118,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   const metrics = installMetrics(app, database, config.metricsToken);
   if (config.otelEndpoint) installRequestSpans(app);
   installEmptyBodyAsNone(app);
+  if (config.serverTiming) installServerTiming(app);
+  // Parses the browser session's cookie (core/auth.ts requestCredential).
+  await app.register(cookie);
 
   const mail = new MailWorker({
     db: database.db,
@@ -129,26 +135,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     get db() { return ambientTransaction() ?? database.db; },
   };
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Records Service API',
-        version: '1.0.0',
-        description: 'Organizations, personnel, projects, tables of records, cells, a hash-chained version history, workflows and notifications. '
-          + 'Authenticate with the header `token: <token>` (or `Authorization: Token <token>`); API keys as `Authorization: Bearer <key>`.',
-      },
-      components: {
-        securitySchemes: {
-          token: { type: 'apiKey', in: 'header', name: 'token' },
-          apiKey: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ token: [] }, { apiKey: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
+  // The OpenAPI document (/openapi.json) and the reference page (/docs/): core/openapi.ts.
+  await registerOpenApi(app);
 
   // Graceful shutdown (SIGTERM): requests in flight finish; a request that arrives on an
   // open connection meanwhile gets 503, and every answer from then on closes its
@@ -173,16 +161,21 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // A list at level organization: read the caller's standing there with the credential.
     const params = request.params as { level?: string; sid?: string };
     const organizationSid = params.level === 'organization' ? params.sid : undefined;
-    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes, organizationSid);
+    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, organizationSid);
   });
   installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
-    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+    if (!request.url.startsWith('/docs')) {
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      // The web app's files carry their own Cache-Control (modules/web/routes.ts).
+      if (!request.routeOptions.config?.web && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    }
   });
 
   registerHealth(app, ctx);
   registerAccounts(app, ctx);
+  registerSession(app, ctx);
   registerApiKeys(app, ctx);
   registerOrganizations(app, ctx);
   registerPersonnel(app, ctx);
@@ -199,6 +192,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
+  await registerWeb(app, ctx);
 
   const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
   const vacuum = creditsVacuum(database.db, app.log);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 /** The service's configuration, read once from the environment and validated at boot. */
 export interface Config {
@@ -35,6 +36,10 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** How often each process runs the retention job (jobs/retention.ts). */
   retentionCheckSeconds: number;
+  /** The built web app served at / (WEB_DIR; default dist/web beside the compiled service). */
+  webDir: string;
+  /** Answers carry Server-Timing with the request's number of SQL statements (SERVER_TIMING). */
+  serverTiming: boolean;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +121,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
+    serverTiming: bool('SERVER_TIMING', false),
+    webDir: path.resolve(env.WEB_DIR || path.join(path.dirname(fileURLToPath(import.meta.url)), 'web')),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -12,6 +13,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
 import { tracePgQuery, traceQuery, tracingOn } from '../core/tracing.js';
 import { lockDataFolder } from './folder-lock.js';
+import { queryCounter } from '../core/query-count.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -104,7 +106,7 @@ export async function openDatabase(options: {
     // drops it when it is released.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool, { schema, logger: queryCounter }) as unknown as Db;
     return {
       kind: 'postgres',
       db,
@@ -138,7 +140,10 @@ export async function openDatabase(options: {
   // is plenty for one process's working set (PGlite's own start parameters are kept).
   let client: PGlite;
   try {
-    client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+    client = await PGlite.create(dir, {
+      startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+      extensions: { pg_trgm },
+    });
   } catch (err) {
     await release().catch(() => {});
     throw err;
@@ -151,7 +156,7 @@ export async function openDatabase(options: {
       (client as unknown as Record<string, unknown>)[method] = (text: string, ...rest: unknown[]) => traceQuery('pglite', text, () => original(text, ...rest));
     }
   }
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client, { schema, logger: queryCounter }) as unknown as Db;
   return {
     kind: 'pglite',
     db,

@@ -11,7 +11,7 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { versions } from '../../db/schema.js';
-import { VersionDetail, VersionListQuery, VersionPatch, VersionPatched, VersionShapes } from './schemas.js';
+import { VersionData, VersionDetail, VersionListQuery, VersionPatch, VersionPatched, VersionShapes } from './schemas.js';
 import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
 import { queryBool } from '../../core/schemas.js';
@@ -45,6 +45,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
       // Every shape reads each version's data (is_valid recomputes its hash): pages are bounded by bytes.
       maxPageSize: () => rowDataPageSize(ctx.config),
       raw: (query) => queryBool(query.dataonly),
+      rawShape: VersionData,
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
