@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/accounts/session/": {
+        parameters: { query?: never; header?: never; path?: never; cookie?: never; };
+        get: {
+            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
+            requestBody?: never;
+            responses: {
+                200: { headers: { [name: string]: unknown; }; content: { "application/json": { user: { sid: string; first_name: string; last_name: string; email: string; }; }; }; };
+                401: { headers: { [name: string]: unknown; }; content: { "application/json": { detail: string; }; }; };
+            };
+        };
+        post: {
+            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
+            requestBody: { content: { "application/json": { username: string; password: string; }; }; };
+            responses: {
+                200: { headers: { [name: string]: unknown; }; content: { "application/json": { user: { sid: string; first_name: string; last_name: string; email: string; }; }; }; };
+                406: { headers: { [name: string]: unknown; }; content: { "application/json": { detail: string; }; }; };
+            };
+        };
+        delete: {
+            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
+            requestBody?: never;
+            responses: { 204: { headers: { [name: string]: unknown; }; content?: never; }; };
+        };
+    };
     "/health/": {
         parameters: {
             query?: never;
