@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Config } from './config.js';
@@ -12,7 +13,7 @@ import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { errors } from './core/errors.js';
-import { authenticate, credentialOf } from './core/auth.js';
+import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
 import { recordLocks } from './core/record-lock.js';
 import { registerHealth } from './modules/health/routes.js';
@@ -33,6 +34,8 @@ import { registerWorkflows } from './modules/workflows/routes.js';
 import { registerSteps } from './modules/steps/routes.js';
 import { registerExecutions } from './modules/executions/routes.js';
 import { registerNotifications } from './modules/notifications/routes.js';
+import { registerSession } from './modules/accounts/session.js';
+import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -88,6 +91,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.removeContentTypeParser('text/plain');
 
   installErrorHandler(app);
+  // Parses the browser session's cookie (core/auth.ts requestCredential).
+  await app.register(cookie);
 
   const mail = new MailWorker({
     db: database.db,
@@ -144,16 +149,21 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // A list at level organization: read the caller's standing there with the credential.
     const params = request.params as { level?: string; sid?: string };
     const organizationSid = params.level === 'organization' ? params.sid : undefined;
-    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes, organizationSid);
+    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, organizationSid);
   });
   installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
-    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+    if (!request.url.startsWith('/docs')) {
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      // The web app's files carry their own Cache-Control (modules/web/routes.ts).
+      if (!request.routeOptions.config?.web && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    }
   });
 
   registerHealth(app, ctx);
   registerAccounts(app, ctx);
+  registerSession(app, ctx);
   registerApiKeys(app, ctx);
   registerOrganizations(app, ctx);
   registerPersonnel(app, ctx);
@@ -170,6 +180,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
+  await registerWeb(app, ctx);
 
   const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
   const vacuum = creditsVacuum(database.db, app.log);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 /** The service's configuration, read once from the environment and validated at boot. */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   bodyLimit: number;
   mailRetrySeconds: number;
   digestCheckSeconds: number;
+  /** The built web app served at / (WEB_DIR; default dist/web beside the compiled service). */
+  webDir: string;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
+    webDir: path.resolve(env.WEB_DIR || path.join(path.dirname(fileURLToPath(import.meta.url)), 'web')),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../db/client.js';
 import { hashSecret, isSid } from './ids.js';
-import { errors } from './errors.js';
+import { ApiError, errors } from './errors.js';
 import type { MembershipRow } from './access.js';
 
 /** The signed-in caller of a request. */
@@ -111,4 +111,36 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw errors.notAuthenticated();
   return request.actor;
+}
+
+/** The browser session's cookie (POST /accounts/session/ sets it; HttpOnly, SameSite=Strict). */
+export const SESSION_COOKIE = 'records_session';
+/** The header (and its value) a state-changing request authenticated by the cookie must carry. */
+export const WEB_CLIENT_HEADER = 'x-requested-with';
+export const WEB_CLIENT_VALUE = 'records-web';
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The session cookie's value, if the request carries one (parsed by @fastify/cookie). */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  const value = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
+  return value && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * The credential of a request and where it came from: a token header wins; otherwise the
+ * browser session's cookie. A state-changing request authenticated by the cookie must
+ * carry `X-Requested-With: records-web`, which a cross-site form cannot send (403
+ * otherwise), so the cookie alone never changes anything.
+ */
+export function requestCredential(request: FastifyRequest): { credential: string | undefined; viaCookie: boolean } {
+  const header = credentialOf(request);
+  if (header !== undefined) return { credential: header, viaCookie: false };
+  const cookie = sessionCookieOf(request);
+  if (cookie === undefined) return { credential: undefined, viaCookie: false };
+  if (UNSAFE_METHODS.has(request.method) && request.headers[WEB_CLIENT_HEADER] !== WEB_CLIENT_VALUE) {
+    throw new ApiError(403, {
+      detail: `The header "X-Requested-With: ${WEB_CLIENT_VALUE}" is missing: a ${request.method} signed in with the session cookie must carry it.`,
+    });
+  }
+  return { credential: cookie, viaCookie: true };
 }

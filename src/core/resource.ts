@@ -34,6 +34,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     scope?: Scope;
   }
+  interface FastifyContextConfig {
+    /** A route that only answers 405 (refuseOtherMethods). */
+    refusal?: boolean;
+  }
 }
 
 type Shapes = Record<Serializer, TSchema>;
@@ -90,7 +94,7 @@ export function refuseOtherMethods(app: FastifyInstance, url: string, offered: H
   app.route({
     method: others,
     url,
-    config: { auth: false },
+    config: { auth: false, refusal: true },
     schema: { hide: true },
     handler: async (request) => {
       throw errors.methodNotAllowed(request.method, offered.length ? offered : ['OPTIONS']);

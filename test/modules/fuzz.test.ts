@@ -435,7 +435,9 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
   function pickCaller(rng: Rng, op: Operation): Caller {
     const r = rng.next();
     const caller: Caller = r < 0.75 ? 'admin' : r < 0.83 ? 'member' : r < 0.92 ? 'outsider' : 'anonymous';
-    return caller !== 'anonymous' && op.path.includes('/logout/') ? 'disposable' : caller;
+    // Signing out ends the caller's session: a disposable one.
+    const signsOut = op.path.includes('/logout/') || (op.path === '/accounts/session/' && op.method === 'DELETE');
+    return caller !== 'anonymous' && signsOut ? 'disposable' : caller;
   }
 
   /** The caller's credential, sometimes sent another way, sometimes broken (then the caller is in effect anonymous). */

@@ -75,6 +75,8 @@ interface Walk<T = any> {
   mirror?: { flag: 'add_permission' | 'change_permission'; of?: string; always?: boolean };
   /** Further checks after a success. */
   then?: (f: Fixtures, t: T, role: Role, res: Answer) => Promise<void>;
+  /** The answer is the caller's own account (the Alumni's own name is no leak of A). */
+  own?: boolean;
   /** A call other than a plain request (the event stream). */
   call?: (api: Api, target: string) => Promise<Answer>;
 }
@@ -179,6 +181,20 @@ const TABLE: Walk[] = [
       assert.equal((await f.ws.api[role].get('/accounts/checktoken/')).status, 200, `${role}: the other session goes on`);
     },
   })),
+  // --- the browser session (issue 13): the cookie's endpoints, with the token header here
+  {
+    route: 'POST /accounts/session/', expect: E(200, 200, 200, 200, 200, 200, 200, 200), path: () => '/accounts/session/',
+    body: (f) => ({ username: f.loginUser.email, password: f.loginUser.password }),
+  },
+  { route: 'GET /accounts/session/', expect: E(200, 200, 200, 200, 200, 200, 200, 401), path: () => '/accounts/session/', own: true },
+  {
+    route: 'DELETE /accounts/session/', note: 'a fresh session of the caller', expect: E(204, 204, 204, 204, 204, 204, 204, 204),
+    path: () => '/accounts/session/',
+    as: async (f, role) => (role === 'anonymous' ? anonymous : new Api(await login(userOf(f, role)))),
+    then: async (f, _t, role) => {
+      assert.equal((await f.ws.api[role].get('/accounts/checktoken/')).status, role === 'anonymous' ? 401 : 200, `${role}: the other session goes on`);
+    },
+  },
   // --- API keys: the owner only (level=user with their own sid)
   {
     route: 'GET /accounts/apikey/list/{level}/{sid}/{serializer}/', note: "the Admin's keys", expect: E(200, 403, 403, 403, 403, 403, 403, 401),
@@ -605,6 +621,7 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
   if (status === 200 && res.path.startsWith('/notifications/notification/stream/')) {
     return /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? null : 'expected an event stream';
   }
+  if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;
   if (!res.json || typeof res.json !== 'object') return `expected a JSON body, got ${res.text.slice(0, 200)}`;
   if (isListGet) {
     try {
@@ -680,7 +697,7 @@ describe('every route, by every caller', () => {
           const api = w.as ? await w.as(f, role) : f.ws.api[role];
           const before = !isSuccess(outcome) && w.state ? await w.state(f, target, role) : undefined;
           const res = w.call ? await w.call(api, path) : await api.request(method, path, w.body ? { body: w.body(f, target, role) } : {});
-          if (role === 'outsider' || role === 'alumni' || role === 'anonymous') strangerAnswers.push(res);
+          if ((role === 'outsider' || role === 'alumni' || role === 'anonymous') && !w.own) strangerAnswers.push(res);
           const wrong = mismatch(res, outcome, isListGet);
           if (wrong) {
             problems.push(`${where}: ${wrong}`);

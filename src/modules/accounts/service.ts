@@ -95,6 +95,12 @@ export async function logout(db: Db, credentialSid: string, kind: 'session' | 'a
   if (kind === 'session') await db.delete(credentials).where(eq(credentials.sid, credentialSid));
 }
 
+/** Ends the session whose token is `token` (an API key is left alone: it has its own endpoint). */
+export async function endSession(db: Db, token: string) {
+  if (token.length > 512) return;
+  await db.delete(credentials).where(sql`${credentials.keyHash} = ${hashSecret(token)} AND ${credentials.kind} = 'session'`);
+}
+
 /** Creates a one-time tag for setting a password and returns it. */
 export async function createResetTag(tx: Db, userSid: string, validMinutes: number): Promise<string> {
   const tag = newSecret();

@@ -4,30 +4,6 @@
  */
 
 export interface paths {
-    "/accounts/session/": {
-        parameters: { query?: never; header?: never; path?: never; cookie?: never; };
-        get: {
-            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
-            requestBody?: never;
-            responses: {
-                200: { headers: { [name: string]: unknown; }; content: { "application/json": { user: { sid: string; first_name: string; last_name: string; email: string; }; }; }; };
-                401: { headers: { [name: string]: unknown; }; content: { "application/json": { detail: string; }; }; };
-            };
-        };
-        post: {
-            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
-            requestBody: { content: { "application/json": { username: string; password: string; }; }; };
-            responses: {
-                200: { headers: { [name: string]: unknown; }; content: { "application/json": { user: { sid: string; first_name: string; last_name: string; email: string; }; }; }; };
-                406: { headers: { [name: string]: unknown; }; content: { "application/json": { detail: string; }; }; };
-            };
-        };
-        delete: {
-            parameters: { query?: never; header?: never; path?: never; cookie?: never; };
-            requestBody?: never;
-            responses: { 204: { headers: { [name: string]: unknown; }; content?: never; }; };
-        };
-    };
     "/health/": {
         parameters: {
             query?: never;
@@ -499,6 +475,171 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/session/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user of the session cookie (or token) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                /**
+                                 * @description identifier
+                                 * @example a1B2c3D4e5F6g7H8
+                                 */
+                                sid: string;
+                                first_name: string;
+                                last_name: string;
+                                email: string;
+                            };
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in from the web app: a session cookie
+         * @description Sets the cookie `records_session` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry `X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the email */
+                        username: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                /**
+                                 * @description identifier
+                                 * @example a1B2c3D4e5F6g7H8
+                                 */
+                                sid: string;
+                                first_name: string;
+                                last_name: string;
+                                email: string;
+                            };
+                        };
+                    };
+                };
+                /** @description field errors: {"field": ["message"]} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Sign out: ends the session on the server and clears the cookie
+         * @description Answers 204 whether or not the session was still valid. With the cookie it needs `X-Requested-With: records-web`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description signed out */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description an error: {"detail": message} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

@@ -1,0 +1,65 @@
+// The browser session (issue 13): sign in from the web app into an HttpOnly cookie that
+// scripts on the page cannot read. The cookie holds a session token like the one
+// POST /accounts/auth/ answers (stored hashed, same throttling and idle expiry).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { actorOf, requestCredential, SESSION_COOKIE } from '../../core/auth.js';
+import { refuseOtherMethods } from '../../core/resource.js';
+import { DetailError, FieldErrors } from '../../core/schemas.js';
+import { AuthBody, User } from './schemas.js';
+import { login, endSession } from './service.js';
+
+const tags = ['accounts'];
+const SessionAnswer = Type.Object({ user: User });
+
+/** The cookie's attributes: HttpOnly, SameSite=Strict, Path=/, and Secure when PUBLIC_URL is https. */
+function cookieOptions(ctx: AppContext) {
+  return { httpOnly: true, sameSite: 'strict' as const, path: '/', secure: ctx.config.publicUrl?.startsWith('https:') ?? false };
+}
+
+export function registerSession(app: FastifyInstance, ctx: AppContext): void {
+  const url = '/accounts/session/';
+
+  app.post(url, {
+    config: { auth: false },
+    schema: {
+      tags, summary: 'Sign in from the web app: a session cookie', security: [], body: AuthBody,
+      description: `Sets the cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). `
+        + 'The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry '
+        + '`X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/.',
+      response: { 200: SessionAnswer, 400: FieldErrors, 406: DetailError, 429: DetailError },
+    },
+  }, async (request, reply: FastifyReply) => {
+    const { username, password } = request.body as { username: string; password: string };
+    const { token, user } = await login(ctx, username, password, request.ip);
+    reply.setCookie(SESSION_COOKIE, token, cookieOptions(ctx));
+    return { user };
+  });
+
+  app.get(url, {
+    schema: {
+      tags, summary: 'The signed-in user of the session cookie (or token)',
+      response: { 200: SessionAnswer, 401: DetailError },
+    },
+  }, async (request) => {
+    const actor = actorOf(request);
+    return { user: { sid: actor.userSid, email: actor.email, first_name: actor.firstName, last_name: actor.lastName } };
+  });
+
+  app.delete(url, {
+    config: { auth: false },
+    schema: {
+      tags, summary: 'Sign out: ends the session on the server and clears the cookie', security: [],
+      description: 'Answers 204 whether or not the session was still valid. With the cookie it needs `X-Requested-With: records-web`.',
+      response: { 204: Type.Null({ description: 'signed out' }), 403: DetailError },
+    },
+  }, async (request, reply) => {
+    const { credential } = requestCredential(request);
+    if (credential !== undefined) await endSession(ctx.db, credential);
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
+    return reply.code(204).send();
+  });
+
+  refuseOtherMethods(app, url, ['GET', 'POST', 'DELETE']);
+}
