@@ -29,6 +29,10 @@ after(async () => {
 
 /** The grid cell of `column` in row `row`. */
 const cell = (row: string, column: string) => page.getByRole('gridcell', { name: `${column} of ${row}` });
+
+/** Waits until the keyboard focus is on the grid cell of `column` in row `row`. */
+const focusIsOn = (row: string, column: string) =>
+  page.waitForFunction((name) => document.activeElement?.getAttribute('aria-label') === name, `${column} of ${row}`);
 const credits = () => page.getByLabel('Credits');
 
 describe('a new person, from sign-up to a verified chain', () => {
@@ -152,12 +156,14 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('textbox', { name: 'Absorbance of Sample 1' }).fill('9.999');
     await page.keyboard.press('Escape');
+    await focusIsOn('Sample 1', 'Absorbance');
     assert.equal(await cell('Sample 1', 'Absorbance').textContent(), '0.412');
     assert.equal(await cell('Sample 2', 'Absorbance').textContent(), '0.398');
     assert.equal(await credits().textContent(), '$0.00');
   });
 
   test("out of credits, a priced write is refused at the cell with the spec's message and rolled back", async () => {
+    await focusIsOn('Sample 1', 'Absorbance');
     await page.keyboard.press('Enter');
     await page.getByRole('textbox', { name: 'Absorbance of Sample 1' }).fill('0.5');
     await page.keyboard.press('Enter');

@@ -44,7 +44,9 @@ export function RecordsGrid(props: RecordsGridProps) {
   const [editing, setEditingState] = useState<{ position: CellPosition; draft: string } | null>(null);
   // The editing cell as of now (a blur after Enter or Escape must not save again).
   const editingRef = useRef(editing);
-  const setEditing = (next: { position: CellPosition; draft: string } | null) => {
+  const setEditing = (next: { position: CellPosition; draft: string } | null, keepFocus = true) => {
+    // Leaving the editor with a key keeps the focus in the grid; leaving it by a click elsewhere does not.
+    if (editingRef.current && !next) focusInside.current = keepFocus;
     editingRef.current = next;
     setEditingState(next);
   };
@@ -66,15 +68,19 @@ export function RecordsGrid(props: RecordsGridProps) {
     if (last >= 0) onVisibleRange(first, last);
   }, [first, last, onVisibleRange]);
 
-  // Keep the focused cell in view and, while the grid has the focus, give it the focus.
+  // Keep the focused cell in view and, while the grid has the focus, give it the focus
+  // (at once when the cell is rendered, else once the virtualizer has scrolled to it).
   useLayoutEffect(() => {
-    if (!focusInside.current || rowCount === 0) return;
+    if (!focusInside.current || rowCount === 0 || editing) return;
+    const cellAt = () => scrollRef.current?.querySelector<HTMLElement>(`[data-row="${focused.row}"][data-col="${focused.col}"]`);
+    const now = cellAt();
+    if (now) {
+      now.focus({ preventScroll: true });
+      now.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      return;
+    }
     virtualizer.scrollToIndex(focused.row, { align: 'auto' });
-    const frame = requestAnimationFrame(() => {
-      if (editing) return;
-      const cell = scrollRef.current?.querySelector<HTMLElement>(`[data-row="${focused.row}"][data-col="${focused.col}"]`);
-      cell?.focus({ preventScroll: true });
-    });
+    const frame = requestAnimationFrame(() => cellAt()?.focus({ preventScroll: true }));
     return () => cancelAnimationFrame(frame);
   }, [focused.row, focused.col, editing, rowCount, virtualizer]);
 
@@ -99,12 +105,12 @@ export function RecordsGrid(props: RecordsGridProps) {
     setEditing({ position, draft: draft ?? row.cells[column.sid]?.data ?? '' });
   };
 
-  const commit = () => {
+  const commit = (byBlur = false) => {
     const current = editingRef.current;
     if (!current) return;
     const row = rowAt(current.position.row);
     const column = columns[current.position.col - 1];
-    setEditing(null);
+    setEditing(null, !byBlur);
     if (row && column && current.draft !== (row.cells[column.sid]?.data ?? '')) onSave(current.position.row, row, column, current.draft);
   };
 
@@ -256,7 +262,7 @@ export function RecordsGrid(props: RecordsGridProps) {
                             value={editing.draft}
                             autoFocus
                             onChange={(event) => setEditing({ position: editing.position, draft: event.target.value })}
-                            onBlur={commit}
+                            onBlur={() => commit(true)}
                           />
                           {column.priced && (
                             <span id={priceId} className="cell-popover cell-price" role="note">
