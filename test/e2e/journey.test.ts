@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BASE_URL, SALES_CONTACT } from '../helpers/env.ts';
 import { readMail } from '../helpers/mail.ts';
 import { unique } from '../helpers/factories.ts';
-import { assertAccessible, launchBrowser, linkIn, newPerson, pageProblems, screenshot } from './lib.ts';
+import { assertAccessible, assertKeyboardReachable, launchBrowser, linkIn, newPerson, pageProblems, screenshot } from './lib.ts';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -72,6 +72,7 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     assert.equal(await page.getByLabel('Credits').textContent(), '$1.00');
     await assertAccessible(page, 'organization overview');
+    await assertKeyboardReachable(page, 'organization overview');
   });
 
   test('creates a project and a table', async () => {
@@ -91,6 +92,7 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByRole('button', { name: 'Add widget' }).click();
     await page.getByRole('row', { name: /Absorbance/ }).getByRole('cell', { name: '$0.50' }).waitFor();
     await assertAccessible(page, 'widgets');
+    await assertKeyboardReachable(page, 'widgets');
   });
 
   test('adds columns to the table, one through the priced widget', async () => {
@@ -105,6 +107,7 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByRole('button', { name: 'Add column' }).click();
     await page.getByRole('row', { name: /Absorbance.*\$0\.50/ }).waitFor();
     await assertAccessible(page, 'table and columns');
+    await assertKeyboardReachable(page, 'table and columns');
   });
 
   test('makes themself Project Admin of the project (an Admin writes rows only with a project role)', async () => {
@@ -117,6 +120,7 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByLabel('Role of Ada Lovelace').waitFor();
     assert.equal(await page.getByLabel('Role of Ada Lovelace').inputValue(), 'admin');
     await assertAccessible(page, 'project and members');
+    await assertKeyboardReachable(page, 'project and members');
   });
 
   test('adds rows', async () => {
@@ -130,6 +134,7 @@ describe('a new person, from sign-up to a verified chain', () => {
       await page.getByRole('rowheader', { name: name }).waitFor();
     }
     await assertAccessible(page, 'records grid');
+    await assertKeyboardReachable(page, 'records grid');
   });
 
   test('edits cells with the keyboard; the price shows before a priced write; credits go down', async () => {
@@ -213,6 +218,7 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByRole('button', { name: 'Verify chain' }).click();
     await page.getByRole('status').filter({ hasText: 'Chain valid: all 4 versions verified.' }).waitFor();
     await assertAccessible(page, 'row history, compared and verified');
+    await assertKeyboardReachable(page, 'row history');
     await screenshot(page, 'history');
   });
 

@@ -144,3 +144,48 @@ export async function newWorkspaceAt(baseUrl: string, label: string, columnNames
   }
   return { admin, org, adminPersonnel: personnel.sid, project, table, columns };
 }
+
+/**
+ * Every enabled control on the page is reached with Tab (a grid counts as one stop: inside
+ * it the arrows move), in a number of presses close to the number of controls.
+ */
+export async function assertKeyboardReachable(page: Page, screen: string): Promise<void> {
+  const count = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]')].filter(
+      (el) =>
+        !(el as HTMLButtonElement).disabled &&
+        el.tabIndex >= 0 &&
+        el.getClientRects().length > 0 &&
+        !el.closest('[role=grid]') &&
+        !el.closest('dialog:not([open])'),
+    );
+    controls.forEach((el, i) => (el.dataset.kbd = String(i)));
+    (document.activeElement as HTMLElement | null)?.blur();
+    return controls.length;
+  });
+  const hasGrid = (await page.getByRole('grid').count()) > 0;
+  const reached = new Set<string>();
+  let gridReached = false;
+  for (let i = 0; i < count + 8; i += 1) {
+    await page.keyboard.press('Tab');
+    const where = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return { kbd: el?.dataset.kbd ?? null, inGrid: Boolean(el?.closest('[role=grid]')) };
+    });
+    if (where.kbd !== null) reached.add(where.kbd);
+    if (where.inGrid) {
+      gridReached = true;
+      // Arrows, not Tab, move inside the grid; Tab leaves it.
+    }
+  }
+  const missing = [...Array(count).keys()].map(String).filter((i) => !reached.has(i));
+  const names = await page.evaluate(
+    (ids) => ids.map((id) => {
+      const el = document.querySelector<HTMLElement>(`[data-kbd="${id}"]`);
+      return `${el?.tagName.toLowerCase()} "${(el?.getAttribute('aria-label') ?? el?.textContent ?? '').trim().slice(0, 40)}"`;
+    }),
+    missing,
+  );
+  assert.deepEqual(names, [], `controls of ${screen} that Tab does not reach`);
+  if (hasGrid) assert.ok(gridReached, `Tab reaches the grid of ${screen}`);
+}

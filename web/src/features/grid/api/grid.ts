@@ -145,7 +145,7 @@ export function useCreateRow(key: GridKey) {
           body: { name },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: gridKey(key) }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: gridKey(key) }),
   });
 }
 
@@ -166,7 +166,7 @@ export function useUpdateRow(key: GridKey) {
         version: updated.version,
         change_permission: updated.change_permission,
       }));
-      return queryClient.invalidateQueries({ queryKey: ['versions', row.sid] });
+      void queryClient.invalidateQueries({ queryKey: ['versions', row.sid] });
     },
   });
 }

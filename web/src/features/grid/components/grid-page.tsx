@@ -105,7 +105,13 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
   const onSave = (index: number, row: GridRow, column: GridColumn, data: string) => {
     saveCell.mutate(
       { page: pageOf(index), row, columnSid: column.sid, data },
-      { onError: (error) => setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message })) },
+      {
+        onError: (error) => {
+          setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
+          // Back to the refused cell, where the message is.
+          setFocused({ row: index, col: columns.findIndex((c) => c.sid === column.sid) + 1 });
+        },
+      },
     );
   };
 

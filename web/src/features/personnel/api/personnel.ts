@@ -64,7 +64,7 @@ export function useAddPersonnel(orgSid: string) {
         }),
       ),
     onSuccess: () =>
-      Promise.all([
+      void Promise.all([
         queryClient.invalidateQueries({ queryKey: ['personnel', orgSid] }),
         queryClient.invalidateQueries({ queryKey: ['personnel-names', orgSid] }),
       ]),

@@ -36,7 +36,7 @@ export function useCreateProject(orgSid: string) {
           body,
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['projects', orgSid] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['projects', orgSid] }),
   });
 }
 

@@ -39,7 +39,7 @@ export function useCreateTable(orgSid: string) {
           body,
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tables', orgSid] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['tables', orgSid] }),
   });
 }
 
@@ -70,7 +70,7 @@ export function useCreateColumn(orgSid: string, tableSid: string) {
         }),
       ),
     onSuccess: () =>
-      Promise.all([
+      void Promise.all([
         queryClient.invalidateQueries({ queryKey: ['columns', tableSid] }),
         queryClient.invalidateQueries({ queryKey: ['table', tableSid] }),
       ]),

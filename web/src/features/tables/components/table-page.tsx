@@ -1,7 +1,6 @@
 // A table: its columns (each through a widget, with the widget's price), the form to add
 // one for Admins, and a way into its rows for each project.
 import { Link } from '@tanstack/react-router';
-import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
 import { ErrorMessage, Loading } from '../../../components/ui';
 import { useProjects } from '../../projects/api/projects';
@@ -14,11 +13,9 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
   const widgets = useWidgets(orgSid);
   const projects = useProjects(orgSid);
   const create = useCreateColumn(orgSid, tableSid);
-  const [widget, setWidget] = useState('');
   const priceOf = new Map(widgets.data?.results.map((w) => [w.sid, w.price]) ?? []);
   // A new column is a free text column unless the person picks another widget.
   const defaultWidget = widgets.data?.results.find((w) => w.kind === 'text')?.sid ?? widgets.data?.results[0]?.sid ?? '';
-  const chosenWidget = widget || defaultWidget;
   if (table.isPending || columns.isPending) return <Loading />;
   if (table.error || columns.error) return <ErrorMessage error={table.error ?? columns.error} />;
   return (
@@ -75,12 +72,12 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
           pending={create.isPending}
           error={create.error}
           onCreate={(values, form) =>
-            create.mutate({ name: values.name, widget: chosenWidget }, { onSuccess: () => form.reset() })
+            create.mutate({ name: values.name, widget: values.widget || defaultWidget }, { onSuccess: () => form.reset() })
           }
         >
           <div className="field">
             <label htmlFor="column-widget">Widget</label>
-            <select id="column-widget" value={chosenWidget} onChange={(event) => setWidget(event.target.value)}>
+            <select id="column-widget" name="widget" key={defaultWidget} defaultValue={defaultWidget}>
               {widgets.data?.results.map((w) => (
                 <option key={w.sid} value={w.sid}>
                   {w.name} ({w.price} a write)

@@ -29,6 +29,6 @@ export function useCreateWidget(orgSid: string) {
           body,
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['widgets', orgSid] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['widgets', orgSid] }),
   });
 }
