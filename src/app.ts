@@ -12,6 +12,7 @@ import { MailWorker } from './jobs/mail.js';
 import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { installServerTiming } from './core/query-count.js';
 import { errors } from './core/errors.js';
 import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
@@ -91,6 +92,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.removeContentTypeParser('text/plain');
 
   installErrorHandler(app);
+  if (config.serverTiming) installServerTiming(app);
   // Parses the browser session's cookie (core/auth.ts requestCredential).
   await app.register(cookie);
 

@@ -26,6 +26,8 @@ export interface Config {
   digestCheckSeconds: number;
   /** The built web app served at / (WEB_DIR; default dist/web beside the compiled service). */
   webDir: string;
+  /** Answers carry Server-Timing with the request's number of SQL statements (SERVER_TIMING). */
+  serverTiming: boolean;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestCheckSeconds: int('DIGEST_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     statementTimeoutSeconds: int('STATEMENT_TIMEOUT_SECONDS', 30, 1, 3600),
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
+    serverTiming: bool('SERVER_TIMING', false),
     webDir: path.resolve(env.WEB_DIR || path.join(path.dirname(fileURLToPath(import.meta.url)), 'web')),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

@@ -3,6 +3,7 @@ import { errors } from './errors.js';
 import { sql } from 'drizzle-orm';
 import { query } from '../db/client.js';
 import { isSid } from './ids.js';
+import { tables } from '../db/schema.js';
 import { findProjectRole, requireOrganizationMember, type Membership, type ProjectRole } from './access.js';
 import type { LevelResolver, Scope } from './resource.js';
 
@@ -44,5 +45,25 @@ export const projectLevel: LevelResolver<ProjectScope> = async (ctx, actor, sid)
     membership,
     project: { sid: project.sid, name: project.name, organizationSid: project.organization_sid },
     projectRole: await findProjectRole(ctx.db, membership.personnelSid, sid),
+  };
+};
+
+/** level=table: the table and the caller's standing in its organization (an active member). */
+export interface TableScope extends Scope {
+  membership: Membership;
+  table: { sid: string; name: string; organizationSid: string };
+}
+
+export const tableLevel: LevelResolver<TableScope> = async (ctx, actor, sid) => {
+  if (!isSid(sid)) throw errors.wrongId();
+  const [table] = await query<{ sid: string; name: string; organization_sid: string }>(ctx.db,
+    sql`SELECT sid, name, organization_sid FROM ${tables} WHERE sid = ${sid}`);
+  if (!table) throw errors.wrongId();
+  return {
+    level: 'table',
+    sid,
+    actor,
+    membership: await requireOrganizationMember(ctx.db, actor, table.organization_sid),
+    table: { sid: table.sid, name: table.name, organizationSid: table.organization_sid },
   };
 };

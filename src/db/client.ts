@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -10,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
+import { queryCounter } from '../core/query-count.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -99,7 +101,7 @@ export async function openDatabase(options: {
     // drops it when it is released.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool, { schema, logger: queryCounter }) as unknown as Db;
     return {
       kind: 'postgres',
       db,
@@ -127,8 +129,11 @@ export async function openDatabase(options: {
   // PostgreSQL's default 128 MB of shared buffers lives in the embedded engine's memory
   // and is touched as it fills; 16 MB keeps a laptop's process about 110 MB smaller and
   // is plenty for one process's working set (PGlite's own start parameters are kept).
-  const client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const client = await PGlite.create(dir, {
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+    extensions: { pg_trgm },
+  });
+  const db = drizzlePglite(client, { schema, logger: queryCounter }) as unknown as Db;
   return {
     kind: 'pglite',
     db,

@@ -196,6 +196,12 @@ export const rows = pgTable('record_rows', {
   index('record_rows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
   index('record_rows_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
   index('record_rows_project_order_idx').on(t.projectSid, t.dateCreated, t.sid),
+  // The grid (GET /tables/row/list/table/{sid}/grid/): its orderings within a table, the
+  // row states it filters on, and `search` (name contains, case-insensitive) by trigrams.
+  index('record_rows_table_name_idx').on(t.tableSid, t.name, t.sid),
+  index('record_rows_table_updated_idx').on(t.tableSid, t.dateUpdated, t.sid),
+  index('record_rows_table_state_idx').on(t.tableSid, t.isArchived, t.isLocked, t.dateCreated, t.sid),
+  index('record_rows_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
 ]);
 
 /** The value of one row in one column. */

@@ -88,6 +88,13 @@ test('the grid scrolls 100,000 rows, requesting only the pages in view', async (
   assert.ok(rowRequests.every((url) => Number(url.searchParams.get('page_size')) <= 100), 'pages of at most 100 rows');
   assert.ok(rowRequests.length <= 12, `${rowRequests.length} row requests for 100,000 rows (pages ${[...pages].join(', ')})`);
   assert.ok(pages.has('1') && pages.has(String(ROWS / 100)), `the first and the last page were fetched (${[...pages].join(', ')})`);
+
+  // Search by name: the server filters, the grid shows the 10 matching rows.
+  await page.getByLabel('Search rows by name').fill('Row 09999');
+  await page.getByRole('rowheader', { name: 'Row 099995' }).waitFor();
+  await page.waitForFunction(() => document.querySelector('[role=grid]')?.getAttribute('aria-rowcount') === '11');
+  const searched = rowRequests.filter((url) => url.searchParams.get('search') === 'Row 09999');
+  assert.ok(searched.length >= 1 && searched.length <= 2, `one page of search results (${searched.length} requests)`);
   assert.deepEqual(pageProblems(page), []);
   await context.close();
 });

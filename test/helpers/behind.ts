@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { DB_KIND, TEST_DATABASE_URL } from './env.ts';
 import { startServer, type RunningServer } from './server.ts';
 
@@ -33,7 +34,7 @@ export async function behindTheApi(
   }
   assert.ok(server, 'on PGlite the test runs a server of its own');
   await server.stop();
-  const db = new PGlite(path.join(server.dataDir, 'pgdata'));
+  const db = new PGlite(path.join(server.dataDir, 'pgdata'), { extensions: { pg_trgm } });
   try {
     await change((text, params) => db.query(text, params as unknown[]));
   } finally {

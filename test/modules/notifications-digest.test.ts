@@ -13,6 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { unique } from '../helpers/factories.ts';
@@ -37,7 +38,7 @@ async function withDatabase(target: { databaseUrl: string | null; dataDir: strin
     }
     return;
   }
-  const db = await PGlite.create(path.join(target.dataDir, 'pgdata'));
+  const db = await PGlite.create(path.join(target.dataDir, 'pgdata'), { extensions: { pg_trgm } });
   try {
     for (const s of statements) await db.query(s);
   } finally {

@@ -410,6 +410,13 @@ const TABLE: Walk[] = [
     },
   },
   {
+    route: 'GET /tables/row/list/table/{sid}/grid/', note: 'the grid (issue 13): the row list\'s rules', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f) => `/tables/row/list/table/${f.ws.table.sid}/grid/?project__sid=${f.ws.project.sid}`, mirror: { flag: 'add_permission', of: 'row.post' },
+    then: async (f, _t, role, res) => {
+      assert.equal(res.json.results.some((r: any) => r.sid === f.row.sid), role !== 'member', `${role}: whether the row is listed`);
+    },
+  },
+  {
     route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(403, 201, 201, 403, 403, 403, 403, 401),
     path: (f, _t, _r, s) => L.row(f, s, { table__sid: f.ws.table.sid, project__sid: f.ws.project.sid }), body: () => ({ name: `Row ${unique('r')}` }),
     state: countBy('admin', (f) => L.row(f, 'name', { project__sid: f.ws.project.sid, page_size: '1' })),

@@ -1,4 +1,4 @@
-import { and, eq, sql, count, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { cells, columns, projectMembers, rows, widgets } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
@@ -63,4 +63,10 @@ export async function pageCells(db: Db, orgSid: string, membership: Membership, 
 export async function findCell(db: Db, sid: string, personnelSid: string): Promise<CellRecord | undefined> {
   const [row] = await select(db, personnelSid).where(eq(cells.sid, sid));
   return row as CellRecord | undefined;
+}
+
+/** The cells of the given rows (with the project role of `personnelSid`), in one query. */
+export async function cellsOfRowSids(db: Db, rowSids: string[], personnelSid: string): Promise<CellRecord[]> {
+  if (!rowSids.length) return [];
+  return (await select(db, personnelSid).where(inArray(cells.rowSid, rowSids)).orderBy(columns.order, columns.sid)) as CellRecord[];
 }

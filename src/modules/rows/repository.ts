@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { cells, columns, projectMembers, projects, rows, tables, users, widgets } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from './access.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const creator = alias(users, 'creator');
 
@@ -93,4 +94,58 @@ export async function cellsOfRows(db: Db, rowSids: string[]): Promise<Map<string
     .orderBy(columns.order, columns.sid);
   for (const { row_sid, ...cell } of found) byRow.get(row_sid)!.push(cell);
   return byRow;
+}
+
+/** The grid's filters (GET /tables/row/list/table/{sid}/grid/). */
+export interface GridFilter {
+  project__sid?: string;
+  search?: string;
+  is_archived?: boolean;
+  is_locked?: boolean;
+  ordering?: GridOrdering;
+}
+
+export const GRID_ORDERINGS = ['name', '-name', 'date_created', '-date_created', 'date_updated', '-date_updated'] as const;
+export type GridOrdering = (typeof GRID_ORDERINGS)[number];
+
+const GRID_ORDER_COLUMNS = { name: rows.name, date_created: rows.dateCreated, date_updated: rows.dateUpdated };
+
+/** `text` with LIKE's wildcards escaped, so `search` matches it literally. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
+  return and(
+    eq(rows.organizationSid, orgSid),
+    eq(rows.tableSid, tableSid),
+    filter.project__sid !== undefined ? eq(rows.projectSid, filter.project__sid) : undefined,
+    filter.search ? sql`${rows.name} ILIKE ${`%${likeLiteral(filter.search)}%`}` : undefined,
+    filter.is_archived !== undefined ? eq(rows.isArchived, filter.is_archived) : undefined,
+    filter.is_locked !== undefined ? eq(rows.isLocked, filter.is_locked) : undefined,
+    readableRows(membership),
+  )!;
+}
+
+/**
+ * A page of a table's rows (detail fields) with the count of the whole filtered list, in
+ * one query; ordered by `ordering` (default oldest first), ties by sid.
+ */
+export async function gridRows(
+  db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, limit: number, offset: number,
+): Promise<Counted<RowRecord>> {
+  const condition = gridWhere(orgSid, tableSid, membership, filter);
+  const ordering = filter.ordering ?? 'date_created';
+  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
+  const direction = ordering.startsWith('-') ? desc : asc;
+  const total = totalOf(db.select({ n: count() }).from(rows).where(condition));
+  const found = await db.select({ ...fields, total }).from(rows)
+    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, membership.personnelSid)))
+    .innerJoin(tables, eq(tables.sid, rows.tableSid))
+    .innerJoin(projects, eq(projects.sid, rows.projectSid))
+    .leftJoin(creator, eq(creator.sid, rows.createdBy))
+    .where(condition)
+    .orderBy(direction(column), direction(rows.sid))
+    .limit(limit).offset(offset);
+  return counted(found as (RowRecord & { total: number })[]);
 }

@@ -1,18 +1,21 @@
 // Rows (design: Resources the spec relies on): records of a table, in a project.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Serializer } from '../../core/resource.js';
 import type { Membership } from '../../core/access.js';
 import { defineDetail, defineList, refuseOtherMethods } from '../../core/resource.js';
-import { organizationLevel } from '../../core/levels.js';
+import { organizationLevel, tableLevel } from '../../core/levels.js';
 import { findProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
-import { ErrorResponses } from '../../core/schemas.js';
-import { ChainReport, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
-import { cellsOfRows, countRows, findRow, pageRows, type CellSummary, type RowRecord } from './repository.js';
+import { ErrorResponses, Page, PageQuery } from '../../core/schemas.js';
+import { pageEnvelope, pageRequest } from '../../core/pagination.js';
+import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
+import { cellsOfRows, countRows, findRow, gridRows, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
+import { cellsOfRowSids } from '../cells/repository.js';
+import { serializeCell } from '../cells/serializers.js';
 import { changeRow, createRow, readableRow } from './service.js';
 import { verifyChain } from '../versions/verify.js';
 
@@ -34,6 +37,30 @@ async function rowDetails(ctx: AppContext, found: RowRecord[], viewer: Membershi
 
 async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
   return (await rowDetails(ctx, [row], viewer))[0];
+}
+
+/**
+ * A page of the grid: a table's rows in the detail shape, each with its cells keyed by
+ * column sid (the cell detail shape). Three queries whatever the page size: the page with
+ * its count, the page's cells, and (with project__sid) the caller's project role.
+ */
+async function gridPage(ctx: AppContext, request: FastifyRequest) {
+  const scope = await tableLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
+  const { membership, table } = scope;
+  const filter = request.query as GridFilter & { page?: number; page_size?: number };
+  const page = pageRequest(filter);
+  const [found, projectRole] = await Promise.all([
+    gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, page.limit, page.offset),
+    filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null,
+  ]);
+  const cells = await cellsOfRowSids(ctx.db, found.map((r) => r.sid), membership.personnelSid);
+  const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
+  for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
+  const results = found.map(({ project_sid: _p, permission, ...fields }) => ({
+    ...fields, cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
+  }));
+  const addPermission = filter.project__sid ? permissions.row.create(membership, projectRole) : false;
+  return pageEnvelope(request, ctx.config.publicUrl, page, found.total ?? 0, results, addPermission);
 }
 
 export function registerRows(app: FastifyInstance, ctx: AppContext): void {
@@ -91,6 +118,22 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       },
     },
   });
+
+  const gridUrl = '/tables/row/list/table/:sid/grid/';
+  app.get(gridUrl, {
+    schema: {
+      tags: ['rows'],
+      summary: "The grid: a page of a table's rows, each with all its cells",
+      description: 'One request per page: the rows in the detail shape, `cells` keyed by column sid (each as the cell detail gives it). '
+        + 'Same rules as the row list: an Admin sees every row, others the rows of their projects. '
+        + 'Filters: project__sid, search (name contains), is_archived, is_locked; ordering. '
+        + 'add_permission: whether the caller may create a row in project__sid (false without it). The columns: GET /tables/column/list/…',
+      params: Type.Object({ sid: Type.String({ description: 'the sid of the table' }) }),
+      querystring: Type.Object({ ...PageQuery, ...GridQuery }),
+      response: { 200: Page(GridRow), ...ErrorResponses },
+    },
+  }, async (request) => gridPage(ctx, request));
+  refuseOtherMethods(app, gridUrl, ['GET']);
 
   const verifyUrl = '/tables/row/detail/:sid/verify/';
   app.get(verifyUrl, {

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
+import { Body, Ref, Sid, StringEnum, Text, Timestamp } from '../../core/schemas.js';
+import { CellShapes } from '../cells/schemas.js';
+import { GRID_ORDERINGS } from './repository.js';
 
 const CellSummary = Type.Object({ sid: Sid, column: Ref, widget: Ref, data: Type.String() });
 
@@ -43,4 +45,22 @@ export const ChainReport = Type.Object({
   first_invalid_version: Type.Union([Type.Integer(), Type.Null()]),
   problems: Type.Array(Type.Object({ version: Type.Integer(), problem: Type.String() }), { description: 'at most 100' }),
   date_verified: Timestamp,
+});
+
+/** The grid's query (GET /tables/row/list/table/{sid}/grid/). */
+export const GridQuery = {
+  project__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only rows of this project' })),
+  search: Type.Optional(Type.String({ maxLength: 255, description: "only rows whose name contains this text (case-insensitive)" })),
+  is_archived: Type.Optional(Type.Boolean({ description: 'only archived (true) or only unarchived (false) rows' })),
+  is_locked: Type.Optional(Type.Boolean({ description: 'only locked (true) or only unlocked (false) rows' })),
+  ordering: Type.Optional(StringEnum(GRID_ORDERINGS, { description: 'the order of the rows (default date_created, oldest first); `-` for descending' })),
+};
+
+/** A row of the grid: the row's detail shape, its cells keyed by column sid (each the cell's detail shape). */
+export const GridRow = Type.Object({
+  ...RowShapes.detail.properties,
+  cells: Type.Object({}, {
+    additionalProperties: CellShapes.detail,
+    description: "the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent",
+  }),
 });

@@ -158,12 +158,14 @@ const tableRoute = createRoute({
 const rowsRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/tables/$table/rows',
-  validateSearch: (search: Record<string, unknown>): { project?: string } =>
-    typeof search.project === 'string' ? { project: search.project } : {},
+  validateSearch: (search: Record<string, unknown>): { project?: string; q?: string } => ({
+    ...(typeof search.project === 'string' ? { project: search.project } : {}),
+    ...(typeof search.q === 'string' && search.q !== '' ? { q: search.q } : {}),
+  }),
   component: function Rows() {
     const { org, table } = rowsRoute.useParams();
-    const { project } = rowsRoute.useSearch();
-    return <GridPage key={table} orgSid={org} tableSid={table} projectSid={project} />;
+    const { project, q } = rowsRoute.useSearch();
+    return <GridPage key={table} orgSid={org} tableSid={table} projectSid={project} search={q} />;
   },
 });
 

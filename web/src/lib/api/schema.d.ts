@@ -10692,6 +10692,224 @@ export interface paths {
         };
         trace?: never;
     };
+    "/tables/row/list/table/{sid}/grid/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The grid: a page of a table's rows, each with all its cells
+         * @description One request per page: the rows in the detail shape, `cells` keyed by column sid (each as the cell detail gives it). Same rules as the row list: an Admin sees every row, others the rows of their projects. Filters: project__sid, search (name contains), is_archived, is_locked; ordering. add_permission: whether the caller may create a row in project__sid (false without it). The columns: GET /tables/column/list/…
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description page number, from 1 */
+                    page?: number;
+                    /** @description records per page (default 10, at most 100) */
+                    page_size?: number;
+                    /** @description only rows of this project */
+                    project__sid?: string;
+                    /** @description only rows whose name contains this text (case-insensitive) */
+                    search?: string;
+                    /** @description only archived (true) or only unarchived (false) rows */
+                    is_archived?: boolean;
+                    /** @description only locked (true) or only unlocked (false) rows */
+                    is_locked?: boolean;
+                    /** @description the order of the rows (default date_created, oldest first); `-` for descending */
+                    ordering?: "name" | "-name" | "date_created" | "-date_created" | "date_updated" | "-date_updated";
+                };
+                header?: never;
+                path: {
+                    /** @description the sid of the table */
+                    sid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page_size: number;
+                            page_number: number;
+                            page_count: number;
+                            count: number;
+                            next: string | null;
+                            previous: string | null;
+                            add_permission: boolean;
+                            results: {
+                                /**
+                                 * @description identifier
+                                 * @example a1B2c3D4e5F6g7H8
+                                 */
+                                sid: string;
+                                name: string;
+                                description: string;
+                                table: {
+                                    /**
+                                     * @description identifier
+                                     * @example a1B2c3D4e5F6g7H8
+                                     */
+                                    sid: string;
+                                    name: string;
+                                };
+                                project: {
+                                    /**
+                                     * @description identifier
+                                     * @example a1B2c3D4e5F6g7H8
+                                     */
+                                    sid: string;
+                                    name: string;
+                                };
+                                is_locked: boolean;
+                                is_archived: boolean;
+                                /** @description the number of the latest version */
+                                version: number;
+                                /** @description the hash of the latest version */
+                                hash: string;
+                                /** @description the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent */
+                                cells: {
+                                    [key: string]: {
+                                        /**
+                                         * @description identifier
+                                         * @example a1B2c3D4e5F6g7H8
+                                         */
+                                        sid: string;
+                                        data: string;
+                                        row: {
+                                            /**
+                                             * @description identifier
+                                             * @example a1B2c3D4e5F6g7H8
+                                             */
+                                            sid: string;
+                                            name: string;
+                                        };
+                                        column: {
+                                            /**
+                                             * @description identifier
+                                             * @example a1B2c3D4e5F6g7H8
+                                             */
+                                            sid: string;
+                                            name: string;
+                                        };
+                                        widget: {
+                                            /**
+                                             * @description identifier
+                                             * @example a1B2c3D4e5F6g7H8
+                                             */
+                                            sid: string;
+                                            name: string;
+                                        };
+                                        /**
+                                         * @description ISO 8601 UTC timestamp with microseconds
+                                         * @example 2018-07-27T07:10:57.279388Z
+                                         */
+                                        date_updated: string;
+                                        /**
+                                         * @description ISO 8601 UTC timestamp with microseconds
+                                         * @example 2018-07-27T07:10:57.279388Z
+                                         */
+                                        date_created: string;
+                                        change_permission: boolean;
+                                    };
+                                };
+                                created_by: string;
+                                /**
+                                 * @description ISO 8601 UTC timestamp with microseconds
+                                 * @example 2018-07-27T07:10:57.279388Z
+                                 */
+                                date_created: string;
+                                /**
+                                 * @description ISO 8601 UTC timestamp with microseconds
+                                 * @example 2018-07-27T07:10:57.279388Z
+                                 */
+                                date_updated: string;
+                                change_permission: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description field errors: {"field": ["message"]} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description an error: {"detail": message} */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description a plain-text message */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/row/detail/{sid}/verify/": {
         parameters: {
             query?: never;

@@ -26,22 +26,23 @@ export interface GridRow {
   cells: Record<string, GridCell>;
 }
 
-type RowDetail = Awaited<ReturnType<typeof fetchRowPage>>['results'][number];
+type GridRowAnswer = Awaited<ReturnType<typeof fetchRowPage>>['results'][number];
 
-function fetchRowPage(orgSid: string, tableSid: string, projectSid: string, page: number) {
+/** One page of the table's rows in the project with their cells (the grid endpoint: one request a page). */
+function fetchRowPage(key: GridKey, page: number) {
   return unwrap(
-    api.GET('/tables/row/list/{level}/{sid}/detail/', {
+    api.GET('/tables/row/list/table/{sid}/grid/', {
       params: {
-        path: { level: 'organization', sid: orgSid },
-        query: { table__sid: tableSid, project__sid: projectSid, page, page_size: GRID_PAGE_SIZE },
+        path: { sid: key.tableSid },
+        query: { project__sid: key.projectSid, page, page_size: GRID_PAGE_SIZE, ...(key.search ? { search: key.search } : {}) },
       },
     }),
   );
 }
 
-function toGridRow(row: RowDetail): GridRow {
+function toGridRow(row: GridRowAnswer): GridRow {
   const cells: Record<string, GridCell> = {};
-  for (const cell of row.cells) cells[cell.column.sid] = { sid: cell.sid, data: cell.data };
+  for (const [columnSid, cell] of Object.entries(row.cells)) cells[columnSid] = { sid: cell.sid, data: cell.data };
   return {
     sid: row.sid,
     name: row.name,
@@ -57,16 +58,18 @@ export interface GridKey {
   orgSid: string;
   tableSid: string;
   projectSid: string;
+  /** Only rows whose name contains this. */
+  search?: string;
 }
 
-const gridKey = ({ tableSid, projectSid }: GridKey) => ['grid', tableSid, projectSid] as const;
+const gridKey = ({ tableSid, projectSid, search }: GridKey) => ['grid', tableSid, projectSid, search ?? ''] as const;
 
 /** One page of the grid's rows (pages from 1). */
 export const gridPageQuery = (key: GridKey, page: number) =>
   queryOptions({
     queryKey: [...gridKey(key), page],
     queryFn: async (): Promise<Page<GridRow>> => {
-      const found = await fetchRowPage(key.orgSid, key.tableSid, key.projectSid, page);
+      const found = await fetchRowPage(key, page);
       return { ...found, results: found.results.map(toGridRow) };
     },
     staleTime: 30_000,
@@ -145,7 +148,7 @@ export function useCreateRow(key: GridKey) {
           body: { name },
         }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: gridKey(key) }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['grid', key.tableSid, key.projectSid] }),
   });
 }
 

@@ -3,7 +3,7 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
 import { useSession } from '../../auth/api/session';
 import { useMyPersonnel } from '../../organizations/api/organizations';
@@ -16,10 +16,34 @@ import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid'
 const WRITE_ROLE = 'You need the Project Admin or Project Edit role in this project to change its rows.';
 const ADMIN_ROLE = "Only the project's Admins lock and archive rows.";
 
-export function GridPage({ orgSid, tableSid, projectSid }: { orgSid: string; tableSid: string; projectSid?: string }) {
+interface GridPageProps {
+  orgSid: string;
+  tableSid: string;
+  projectSid?: string;
+  /** Only rows whose name contains this (the URL's `q`). */
+  search?: string;
+}
+
+export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
+  const [draft, setDraft] = useState(search ?? '');
+  // The search goes into the URL (and the query) once typing pauses.
+  useEffect(() => {
+    if (draft === (search ?? '')) return;
+    const timer = setTimeout(
+      () =>
+        void navigate({
+          to: '/o/$org/tables/$table/rows',
+          params: { org: orgSid, table: tableSid },
+          search: { project: projectSid, ...(draft ? { q: draft } : {}) },
+          replace: true,
+        }),
+      300,
+    );
+    return () => clearTimeout(timer);
+  }, [draft, search, navigate, orgSid, tableSid, projectSid]);
   if (table.isPending) return <Loading />;
   if (table.error) return <ErrorMessage error={table.error} />;
   return (
@@ -31,7 +55,7 @@ export function GridPage({ orgSid, tableSid, projectSid }: { orgSid: string; tab
           id="grid-project"
           value={projectSid ?? ''}
           onChange={(event) =>
-            void navigate({ to: '/o/$org/tables/$table/rows', params: { org: orgSid, table: tableSid }, search: { project: event.target.value } })
+            void navigate({ to: '/o/$org/tables/$table/rows', params: { org: orgSid, table: tableSid }, search: { project: event.target.value, ...(search ? { q: search } : {}) } })
           }
         >
           <option value="" disabled>
@@ -44,8 +68,17 @@ export function GridPage({ orgSid, tableSid, projectSid }: { orgSid: string; tab
           ))}
         </select>
       </div>
+      <div className="field field-inline">
+        <label htmlFor="grid-search">Search rows by name</label>
+        <input id="grid-search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} />
+      </div>
       {projectSid ? (
-        <TableRows key={projectSid} gridKey={{ orgSid, tableSid, projectSid }} columnsOfTable={table.data.columns} tableName={table.data.name} />
+        <TableRows
+          key={`${projectSid}:${search ?? ''}`}
+          gridKey={{ orgSid, tableSid, projectSid, search }}
+          columnsOfTable={table.data.columns}
+          tableName={table.data.name}
+        />
       ) : (
         <p>Rows live in projects: choose one.</p>
       )}
@@ -179,7 +212,7 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         {focusedColumn && (focusedColumn.priced ? ` A write to ${focusedColumn.name} costs ${focusedColumn.price}.` : ` Writes to ${focusedColumn.name} are free.`)}
       </p>
       {count === 0 ? (
-        <p>No rows yet.</p>
+        <p>{gridKey.search ? `No row's name contains "${gridKey.search}".` : 'No rows yet.'}</p>
       ) : (
         <RecordsGrid
           label={`Rows of ${tableName}`}
