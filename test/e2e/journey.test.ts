@@ -198,7 +198,29 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.getByRole('button', { name: 'Unlock row' }).waitFor();
   });
 
+  test('renames a row, archives it (read-only) and un-archives it', async () => {
+    await cell('Sample 2', 'Sample name').click();
+    await page.getByRole('button', { name: 'Rename row' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rename the row' });
+    await dialog.getByLabel('Row name').fill('Sample 2b');
+    await assertAccessible(page, 'rename a row');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('rowheader', { name: 'Sample 2b' }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Archive row' }).click();
+    await page.getByRole('rowheader', { name: /Sample 2b.*Archived/ }).waitFor();
+    assert.equal(await cell('Sample 2b', 'Absorbance').getAttribute('aria-readonly'), 'true');
+    assert.ok(await page.getByRole('button', { name: 'Rename row' }).isDisabled(), 'an archived row cannot be renamed');
+    assert.ok(await page.getByRole('button', { name: 'Lock row' }).isDisabled(), 'an archived row cannot be locked');
+    await page.getByText('Un-archive the row first.').waitFor();
+    await page.getByRole('button', { name: 'Un-archive row' }).click();
+    await page.getByRole('rowheader', { name: 'Sample 2b', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Archive row' }).waitFor();
+    assert.equal(await cell('Sample 2b', 'Absorbance').getAttribute('aria-readonly'), null);
+  });
+
   test("opens the row's history, edits a commit message, compares two versions and verifies the chain", async () => {
+    await cell('Sample 1', 'Sample name').click();
     await page.getByRole('link', { name: 'History of Sample 1' }).click();
     await page.getByRole('heading', { name: 'History of Sample 1' }).waitFor();
     const versions = page.getByRole('table', { name: /Versions of Sample 1/ });

@@ -82,6 +82,8 @@ describe('an Admin adds a member, who sees only what their role allows', () => {
     const { context, page } = await newPerson(browser);
     await signIn(page, member);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // The organization's credits are shown to its members.
+    assert.equal(await page.getByLabel('Credits').textContent(), '$1.00');
     // No project or table to create: the reason instead of the form.
     await page.getByText("Only the organization's Admins create projects.").waitFor();
     await page.getByText("Only the organization's Admins create tables.").waitFor();
@@ -129,6 +131,16 @@ describe('an Admin adds a member, who sees only what their role allows', () => {
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('button', { name: 'Edit Grace Hopper' }).click();
     assert.equal(await page.getByRole('dialog', { name: 'Edit member' }).getByRole('checkbox', { name: 'Weekly digest' }).isChecked(), !before);
+    // In two organizations: the switcher goes from one to the other.
+    const own = expectStatus(await member.api.post(`/organizations/organization/list/user/${member.sid}/detail/`, { name: 'Hopper Lab' }), 201).json;
+    await page.goto('/');
+    const switcher = page.getByRole('combobox', { name: 'Organization' });
+    await switcher.waitFor();
+    await switcher.selectOption({ label: 'Hopper Lab' });
+    await page.waitForURL(`**/o/${own.sid}`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.equal(await switcher.inputValue(), own.sid);
+    await assertAccessible(page, 'organization switcher');
     assert.deepEqual(pageProblems(page), []);
     await context.close();
   });
