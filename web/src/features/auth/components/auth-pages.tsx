@@ -1,6 +1,6 @@
 // The account screens: sign in, sign up, forgotten password, reset (the emailed link) and
 // email proof (the emailed link).
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
@@ -187,8 +187,13 @@ export function ResetPasswordPage({ tag }: { tag?: string }) {
 export function VerifyEmailPage({ tag }: { tag?: string }) {
   const verify = useVerifyEmail();
   const { mutate } = verify;
+  // A tag is single-use: post it once, even when an effect runs twice (React's StrictMode in development).
+  const sent = useRef<string | null>(null);
   useEffect(() => {
-    if (tag) mutate(tag);
+    if (tag && sent.current !== tag) {
+      sent.current = tag;
+      mutate(tag);
+    }
   }, [tag, mutate]);
   return (
     <AuthFrame title="Prove your email">

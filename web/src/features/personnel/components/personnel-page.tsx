@@ -145,8 +145,10 @@ function AddPersonnel({ orgSid }: { orgSid: string }) {
 
 const NOTIFICATION_SETTINGS = [
   ['should_receive_weekly_digest', 'Weekly digest'],
+  ['should_receive_statement_digest', 'Statement digest'],
   ['should_receive_mention_notification', 'Mentions'],
   ['should_receive_record_change_notification', 'Changes to my records'],
+  ['should_receive_notification_email', 'Notifications by email'],
 ] as const;
 
 interface EditProps {
