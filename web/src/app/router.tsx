@@ -1,0 +1,200 @@
+// The app's routes (TanStack Router, typed paths and search params): every screen is a
+// URL that can be shared. Signed-in screens sit under the `signedIn` layout, which sends
+// a visitor without a session to the sign-in page.
+import { createRootRouteWithContext, createRoute, createRouter, Navigate, Outlet, redirect, useParams } from '@tanstack/react-router';
+import type { QueryClient } from '@tanstack/react-query';
+import { ErrorMessage, Loading } from '../components/ui';
+import { sessionQuery, useSession } from '../features/auth/api/session';
+import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from '../features/auth/components/auth-pages';
+import { useOrganizations } from '../features/organizations/api/organizations';
+import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
+import { OrganizationOverview } from '../features/organizations/components/overview';
+import { GridPage } from '../features/grid/components/grid-page';
+import { HistoryPage } from '../features/history/components/history-page';
+import { PersonnelPage } from '../features/personnel/components/personnel-page';
+import { ProjectPage } from '../features/projects/components/project-page';
+import { TablePage } from '../features/tables/components/table-page';
+import { WidgetsPage } from '../features/widgets/components/widgets-page';
+import { Shell } from './shell';
+
+interface RouterContext {
+  queryClient: QueryClient;
+}
+
+const tagSearch = (search: Record<string, unknown>): { tag?: string } => (typeof search.tag === 'string' ? { tag: search.tag } : {});
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({
+  component: Outlet,
+  notFoundComponent: () => (
+    <main>
+      <h1>Not found</h1>
+      <p>There is no page here.</p>
+    </main>
+  ),
+});
+
+const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/signin',
+  validateSearch: (search: Record<string, unknown>): { redirect?: string } =>
+    typeof search.redirect === 'string' ? { redirect: search.redirect } : {},
+  component: function SignIn() {
+    const { redirect: to } = signInRoute.useSearch();
+    return <SignInPage redirect={to} />;
+  },
+});
+
+const signUpRoute = createRoute({ getParentRoute: () => rootRoute, path: '/signup', component: SignUpPage });
+const forgotRoute = createRoute({ getParentRoute: () => rootRoute, path: '/forgot-password', component: ForgotPasswordPage });
+
+// The emailed links: {PUBLIC_URL}/accounts/resetpassword/?tag=… and /accounts/verifyemail/?tag=….
+const resetRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/accounts/resetpassword',
+  validateSearch: tagSearch,
+  component: function Reset() {
+    return <ResetPasswordPage tag={resetRoute.useSearch().tag} />;
+  },
+});
+const verifyRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/accounts/verifyemail',
+  validateSearch: tagSearch,
+  component: function Verify() {
+    return <VerifyEmailPage tag={verifyRoute.useSearch().tag} />;
+  },
+});
+
+const signedInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'signedIn',
+  beforeLoad: async ({ context, location }) => {
+    const user = await context.queryClient.ensureQueryData(sessionQuery);
+    if (!user) throw redirect({ to: '/signin', search: { redirect: location.href } });
+  },
+  component: Outlet,
+});
+
+/** `/`: the person's organization, or the first-run page that creates one. */
+const homeRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/',
+  component: function Home() {
+    const session = useSession();
+    const organizations = useOrganizations(session.data?.sid ?? '');
+    if (organizations.isPending) return <Loading />;
+    if (organizations.error) return <ErrorMessage error={organizations.error} />;
+    const first = organizations.data.results[0];
+    if (first) return <Navigate to="/o/$org" params={{ org: first.sid }} replace />;
+    return (
+      <>
+        <Shell />
+        <CreateOrganizationForm userSid={session.data!.sid} firstRun />
+      </>
+    );
+  },
+});
+
+const newOrganizationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/organizations/new',
+  component: function NewOrganization() {
+    const session = useSession();
+    return <CreateOrganizationForm userSid={session.data!.sid} firstRun={false} />;
+  },
+});
+
+const organizationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/o/$org',
+  component: function Organization() {
+    const { org } = useParams({ from: '/signedIn/o/$org' });
+    return <Shell orgSid={org} />;
+  },
+});
+
+const overviewRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/',
+  component: function Overview() {
+    return <OrganizationOverview orgSid={overviewRoute.useParams().org} />;
+  },
+});
+
+const personnelRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/personnel',
+  component: function Personnel() {
+    return <PersonnelPage orgSid={personnelRoute.useParams().org} />;
+  },
+});
+
+const widgetsRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/widgets',
+  component: function Widgets() {
+    return <WidgetsPage orgSid={widgetsRoute.useParams().org} />;
+  },
+});
+
+const projectRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/projects/$project',
+  component: function Project() {
+    const { org, project } = projectRoute.useParams();
+    return <ProjectPage orgSid={org} projectSid={project} />;
+  },
+});
+
+const tableRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/tables/$table',
+  component: function Table() {
+    const { org, table } = tableRoute.useParams();
+    return <TablePage orgSid={org} tableSid={table} />;
+  },
+});
+
+const rowsRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/tables/$table/rows',
+  validateSearch: (search: Record<string, unknown>): { project?: string; q?: string } => ({
+    ...(typeof search.project === 'string' ? { project: search.project } : {}),
+    ...(typeof search.q === 'string' && search.q !== '' ? { q: search.q } : {}),
+  }),
+  component: function Rows() {
+    const { org, table } = rowsRoute.useParams();
+    const { project, q } = rowsRoute.useSearch();
+    return <GridPage key={table} orgSid={org} tableSid={table} projectSid={project} search={q} />;
+  },
+});
+
+const historyRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/rows/$row',
+  component: function History() {
+    const { org, row } = historyRoute.useParams();
+    return <HistoryPage key={row} orgSid={org} rowSid={row} />;
+  },
+});
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  signUpRoute,
+  forgotRoute,
+  resetRoute,
+  verifyRoute,
+  signedInRoute.addChildren([
+    homeRoute,
+    newOrganizationRoute,
+    organizationRoute.addChildren([overviewRoute, personnelRoute, widgetsRoute, projectRoute, tableRoute, rowsRoute, historyRoute]),
+  ]),
+]);
+
+export const router = createRouter({ routeTree, context: { queryClient: undefined! }, defaultPreload: 'intent', scrollRestoration: true });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

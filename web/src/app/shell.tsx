@@ -1,0 +1,50 @@
+// The frame of every signed-in screen: the organization's name and credits, the switcher,
+// the organization's sections, and signing out.
+import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { Button } from '../components/ui';
+import { useSession, useSignOut } from '../features/auth/api/session';
+import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
+
+export function Shell({ orgSid }: { orgSid?: string }) {
+  const session = useSession();
+  const signOut = useSignOut();
+  const navigate = useNavigate();
+  const user = session.data;
+  return (
+    <>
+      <a href="#content" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          Records
+        </Link>
+        {orgSid && <OrganizationBadge orgSid={orgSid} />}
+        {orgSid && user && <OrganizationSwitcher userSid={user.sid} current={orgSid} />}
+        {orgSid && (
+          <nav aria-label="Organization" className="sections">
+            <Link to="/o/$org" params={{ org: orgSid }} activeOptions={{ exact: true }}>
+              Overview
+            </Link>
+            <Link to="/o/$org/personnel" params={{ org: orgSid }}>
+              Personnel
+            </Link>
+            <Link to="/o/$org/widgets" params={{ org: orgSid }}>
+              Widgets
+            </Link>
+          </nav>
+        )}
+        <span className="spacer" />
+        {user && (
+          <span className="user">
+            {user.first_name} {user.last_name}
+          </span>
+        )}
+        <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/signin' }) })}>Sign out</Button>
+      </header>
+      <div id="content">
+        <Outlet />
+      </div>
+    </>
+  );
+}

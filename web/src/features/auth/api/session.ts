@@ -1,0 +1,76 @@
+// The browser session: who is signed in (GET /accounts/session/), signing in and out, and
+// the account pages' requests (sign up, forgotten password, reset, email proof).
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, toApiError, unwrap } from '../../../lib/api/client';
+
+/** The signed-in person, as the session endpoint gives them. */
+export interface SessionUser {
+  sid: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+/** The session's user, or null when nobody is signed in (401). */
+export const sessionQuery = queryOptions({
+  queryKey: ['session'],
+  queryFn: async (): Promise<SessionUser | null> => {
+    const { data, error, response } = await api.GET('/accounts/session/');
+    if (response.status === 401) return null;
+    if (!response.ok || !data) throw toApiError(response.status, error);
+    return data.user;
+  },
+  staleTime: 60_000,
+});
+
+/** The signed-in person (null when signed out). */
+export function useSession() {
+  return useQuery(sessionQuery);
+}
+
+/** Signs in with email and password; the API sets the HttpOnly session cookie. */
+export function useSignIn() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { username: string; password: string }) => unwrap(api.POST('/accounts/session/', { body })),
+    onSuccess: (data) => {
+      queryClient.clear();
+      queryClient.setQueryData(sessionQuery.queryKey, data.user);
+    },
+  });
+}
+
+/** Ends the session on the server and forgets everything cached for it. */
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.DELETE('/accounts/session/')),
+    onSettled: () => {
+      queryClient.clear();
+      queryClient.setQueryData(sessionQuery.queryKey, null);
+    },
+  });
+}
+
+/** Creates an account. */
+export function useSignUp() {
+  return useMutation({
+    mutationFn: (body: { email: string; password: string; first_name: string; last_name: string }) =>
+      unwrap(api.POST('/accounts/signup/', { body })),
+  });
+}
+
+/** Asks for a password reset link by email. */
+export function useForgotPassword() {
+  return useMutation({
+    mutationFn: (body: { email: string }) => unwrap(api.POST('/accounts/forgetpassword/', { body })),
+  });
+}
+
+/** Sets a new password with the tag of an emailed reset link. */
+export function useResetPassword() {
+  return useMutation({
+    mutationFn: ({ tag, password }: { tag: string; password: string }) =>
+      unwrap(api.POST('/accounts/resetpassword/', { params: { query: { tag } }, body: { password } })),
+  });
+}

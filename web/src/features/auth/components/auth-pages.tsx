@@ -1,0 +1,213 @@
+// The account screens: sign in, sign up, forgotten password, reset (the emailed link) and
+// email proof (the emailed link).
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { ApiError } from '../../../lib/api/client';
+import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
+import { useForgotPassword, useResetPassword, useSignIn, useSignUp } from '../api/session';
+import { useVerifyEmail } from '../api/verify-email';
+
+function fieldErrors(error: unknown, field: string): string[] | undefined {
+  return error instanceof ApiError ? error.fields[field] : undefined;
+}
+
+function formValues(event: FormEvent<HTMLFormElement>): Record<string, string> {
+  event.preventDefault();
+  return Object.fromEntries([...new FormData(event.currentTarget).entries()].map(([k, v]) => [k, String(v)]));
+}
+
+function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <main className="auth">
+      <p className="brand">Records</p>
+      <h1>{title}</h1>
+      {children}
+    </main>
+  );
+}
+
+/** Sign in with email and password. */
+export function SignInPage({ redirect }: { redirect?: string }) {
+  const signIn = useSignIn();
+  const navigate = useNavigate();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const { email, password } = formValues(event);
+    signIn.mutate(
+      { username: email, password },
+      { onSuccess: () => void navigate({ to: redirect && redirect.startsWith('/') ? redirect : '/' }) },
+    );
+  };
+  return (
+    <AuthFrame title="Sign in">
+      <form onSubmit={onSubmit} className="form">
+        <TextField label="Email" name="email" type="email" autoComplete="username" required autoFocus />
+        <TextField label="Password" name="password" type="password" autoComplete="current-password" required />
+        <ErrorMessage error={signIn.error} />
+        <Button type="submit" variant="primary" disabled={signIn.isPending}>
+          Sign in
+        </Button>
+      </form>
+      <p>
+        <Link to="/forgot-password">Forgot your password?</Link> · <Link to="/signup">Create an account</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** Create an account, then sign in with it. */
+export function SignUpPage() {
+  const signUp = useSignUp();
+  const signIn = useSignIn();
+  const navigate = useNavigate();
+  const [unproven, setUnproven] = useState<string | null>(null);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const { email, password, first_name, last_name } = formValues(event);
+    signUp.mutate(
+      { email, password, first_name, last_name },
+      {
+        onSuccess: (account) => {
+          const verified = (account as { is_email_verified?: boolean }).is_email_verified;
+          signIn.mutate(
+            { username: email, password },
+            {
+              onSuccess: () => {
+                if (verified === false) setUnproven(email);
+                else void navigate({ to: '/' });
+              },
+            },
+          );
+        },
+      },
+    );
+  };
+  if (unproven) {
+    return (
+      <AuthFrame title="Check your email">
+        <Notice>
+          We sent a link to {unproven}. Open it to prove the address; until then, organizations that added you by
+          email cannot show you their records.
+        </Notice>
+        <Link to="/">Continue</Link>
+      </AuthFrame>
+    );
+  }
+  const error = signUp.error ?? signIn.error;
+  return (
+    <AuthFrame title="Create an account">
+      <form onSubmit={onSubmit} className="form">
+        <TextField label="First name" name="first_name" autoComplete="given-name" required errors={fieldErrors(error, 'first_name')} />
+        <TextField label="Last name" name="last_name" autoComplete="family-name" required errors={fieldErrors(error, 'last_name')} />
+        <TextField label="Email" name="email" type="email" autoComplete="email" required errors={fieldErrors(error, 'email')} />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          errors={fieldErrors(error, 'password')}
+        />
+        {error instanceof ApiError && Object.keys(error.fields).length ? null : <ErrorMessage error={error} />}
+        <Button type="submit" variant="primary" disabled={signUp.isPending || signIn.isPending}>
+          Create account
+        </Button>
+      </form>
+      <p>
+        Have an account? <Link to="/signin">Sign in</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** Ask for a reset link. */
+export function ForgotPasswordPage() {
+  const forgot = useForgotPassword();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const { email } = formValues(event);
+    forgot.mutate({ email });
+  };
+  return (
+    <AuthFrame title="Forgot your password?">
+      {forgot.isSuccess ? (
+        <Notice>If an account has this email, a link to reset its password is on its way.</Notice>
+      ) : (
+        <form onSubmit={onSubmit} className="form">
+          <TextField label="Email" name="email" type="email" autoComplete="email" required />
+          <ErrorMessage error={forgot.error} />
+          <Button type="submit" variant="primary" disabled={forgot.isPending}>
+            Send reset link
+          </Button>
+        </form>
+      )}
+      <p>
+        <Link to="/signin">Back to sign in</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** The emailed reset link's page: a new password for the tag. */
+export function ResetPasswordPage({ tag }: { tag?: string }) {
+  const reset = useResetPassword();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const { password } = formValues(event);
+    if (tag) reset.mutate({ tag, password });
+  };
+  return (
+    <AuthFrame title="Choose a new password">
+      {!tag ? (
+        <p role="alert" className="error">
+          This link has no reset tag: open the link from the email again.
+        </p>
+      ) : reset.isSuccess ? (
+        <>
+          <Notice>Your password is changed.</Notice>
+          <Link to="/signin">Sign in</Link>
+        </>
+      ) : (
+        <form onSubmit={onSubmit} className="form">
+          <TextField
+            label="New password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            errors={fieldErrors(reset.error, 'password')}
+          />
+          {reset.error instanceof ApiError && reset.error.fields.password ? null : <ErrorMessage error={reset.error} />}
+          <Button type="submit" variant="primary" disabled={reset.isPending}>
+            Set password
+          </Button>
+        </form>
+      )}
+    </AuthFrame>
+  );
+}
+
+/** The emailed proof link's page: proves the email at once. */
+export function VerifyEmailPage({ tag }: { tag?: string }) {
+  const verify = useVerifyEmail();
+  const { mutate } = verify;
+  // A tag is single-use: post it once, even when an effect runs twice (React's StrictMode in development).
+  const sent = useRef<string | null>(null);
+  useEffect(() => {
+    if (tag && sent.current !== tag) {
+      sent.current = tag;
+      mutate(tag);
+    }
+  }, [tag, mutate]);
+  return (
+    <AuthFrame title="Prove your email">
+      {!tag && (
+        <p role="alert" className="error">
+          This link has no tag: open the link from the email again.
+        </p>
+      )}
+      {verify.isPending && <p role="status">Checking the link…</p>}
+      {verify.isSuccess && <Notice>{verify.data.detail}</Notice>}
+      <ErrorMessage error={verify.error} />
+      <p>
+        <Link to="/">Continue</Link>
+      </p>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,253 @@
+// The rows of a table in a project: the grid, the toolbar that acts on the focused row
+// (rename, lock, archive, history) and adding rows, each control present only as the
+// person's roles allow, or disabled with the reason.
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useQueries } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
+import { useSession } from '../../auth/api/session';
+import { useMyPersonnel } from '../../organizations/api/organizations';
+import { useMyProjectRole, useProjects } from '../../projects/api/projects';
+import { useTable } from '../../tables/api/tables';
+import { useWidgets } from '../../widgets/api/widgets';
+import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
+import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
+
+const WRITE_ROLE = 'You need the Project Admin or Project Edit role in this project to change its rows.';
+const ADMIN_ROLE = "Only the project's Admins lock and archive rows.";
+
+interface GridPageProps {
+  orgSid: string;
+  tableSid: string;
+  projectSid?: string;
+  /** Only rows whose name contains this (the URL's `q`). */
+  search?: string;
+}
+
+export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps) {
+  const projects = useProjects(orgSid);
+  const navigate = useNavigate();
+  const table = useTable(tableSid);
+  const [draft, setDraft] = useState(search ?? '');
+  // The search goes into the URL (and the query) once typing pauses.
+  useEffect(() => {
+    if (draft === (search ?? '')) return;
+    const timer = setTimeout(
+      () =>
+        void navigate({
+          to: '/o/$org/tables/$table/rows',
+          params: { org: orgSid, table: tableSid },
+          search: { project: projectSid, ...(draft ? { q: draft } : {}) },
+          replace: true,
+        }),
+      300,
+    );
+    return () => clearTimeout(timer);
+  }, [draft, search, navigate, orgSid, tableSid, projectSid]);
+  if (table.isPending) return <Loading />;
+  if (table.error) return <ErrorMessage error={table.error} />;
+  return (
+    <main className="wide">
+      <h1>{table.data.name}</h1>
+      <div className="field field-inline">
+        <label htmlFor="grid-project">Project</label>
+        <select
+          id="grid-project"
+          value={projectSid ?? ''}
+          onChange={(event) =>
+            void navigate({ to: '/o/$org/tables/$table/rows', params: { org: orgSid, table: tableSid }, search: { project: event.target.value, ...(search ? { q: search } : {}) } })
+          }
+        >
+          <option value="" disabled>
+            Choose a project
+          </option>
+          {projects.data?.results.map((project) => (
+            <option key={project.sid} value={project.sid}>
+              {project.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field field-inline">
+        <label htmlFor="grid-search">Search rows by name</label>
+        <input id="grid-search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} />
+      </div>
+      {projectSid ? (
+        <TableRows
+          key={`${projectSid}:${search ?? ''}`}
+          gridKey={{ orgSid, tableSid, projectSid, search }}
+          columnsOfTable={table.data.columns}
+          tableName={table.data.name}
+        />
+      ) : (
+        <p>Rows live in projects: choose one.</p>
+      )}
+    </main>
+  );
+}
+
+interface TableRowsProps {
+  gridKey: GridKey;
+  tableName: string;
+  columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
+}
+
+function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
+  const { orgSid, projectSid } = gridKey;
+  const session = useSession();
+  const me = useMyPersonnel(orgSid, session.data?.email ?? '');
+  const role = useMyProjectRole(projectSid, me.data?.sid);
+  const widgets = useWidgets(orgSid);
+  const [range, setRange] = useState({ first: 0, last: 0 });
+  const [focused, setFocused] = useState<CellPosition>({ row: 0, col: 1 });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [dialog, setDialog] = useState<null | 'add' | 'rename'>(null);
+
+  // The pages in view (and page 1, which gives the count), each fetched once.
+  const pages = useMemo(() => {
+    const wanted = new Set([1]);
+    for (let page = Math.floor(range.first / GRID_PAGE_SIZE) + 1; page <= Math.floor(range.last / GRID_PAGE_SIZE) + 1; page += 1) wanted.add(page);
+    return [...wanted];
+  }, [range.first, range.last]);
+  const pageQueries = useQueries({ queries: pages.map((page) => gridPageQuery(gridKey, page)) });
+  const byPage = new Map(pages.map((page, i) => [page, pageQueries[i]?.data]));
+  const firstPage = pageQueries[0];
+  const rowAt = (index: number) => byPage.get(Math.floor(index / GRID_PAGE_SIZE) + 1)?.results[index % GRID_PAGE_SIZE];
+  const pageOf = (index: number) => Math.floor(index / GRID_PAGE_SIZE) + 1;
+
+  const widgetOf = new Map(widgets.data?.results.map((w) => [w.sid, w]) ?? []);
+  const columns: GridColumn[] = columnsOfTable.map((column) => {
+    const widget = widgetOf.get(column.widget.sid);
+    const price = widget?.price ?? '$0.00';
+    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00' };
+  });
+  const addableLocked = new Set(columnsOfTable.filter((c) => widgetOf.get(c.widget.sid)?.addable_at_readonly).map((c) => c.sid));
+
+  const saveCell = useSaveCell(gridKey);
+  const createRow = useCreateRow(gridKey);
+  const updateRow = useUpdateRow(gridKey);
+
+  const onVisibleRange = useCallback((first: number, last: number) => setRange({ first, last }), []);
+  const editBlock = (row: GridRow, column: GridColumn) => {
+    if (!row.change_permission) return WRITE_ROLE;
+    if (row.is_archived) return 'This row is archived: its cells cannot change.';
+    if (row.is_locked && !addableLocked.has(column.sid)) return 'This row is locked: its cells cannot change.';
+    return null;
+  };
+  const errorKey = (rowSid: string, columnSid: string) => `${rowSid}:${columnSid}`;
+  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) => {
+    saveCell.mutate(
+      { page: pageOf(index), row, columnSid: column.sid, data },
+      {
+        onError: (error) => {
+          setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
+          // Back to the refused cell, where the message is.
+          setFocused({ row: index, col: columns.findIndex((c) => c.sid === column.sid) + 1 });
+        },
+      },
+    );
+  };
+
+  if (firstPage?.isPending) return <Loading what="Loading rows…" />;
+  if (firstPage?.error) return <ErrorMessage error={firstPage.error} />;
+  const count = firstPage?.data?.count ?? 0;
+  const addAllowed = firstPage?.data?.add_permission ?? false;
+  const row = count ? rowAt(focused.row) : undefined;
+  const isProjectAdmin = role.data === 'admin';
+
+  const renameBlock = !row
+    ? 'Choose a row first.'
+    : !row.change_permission
+      ? WRITE_ROLE
+      : row.is_archived
+        ? 'This row is archived.'
+        : row.is_locked
+          ? 'This row is locked.'
+          : null;
+  const lockBlock = !row ? 'Choose a row first.' : !isProjectAdmin ? ADMIN_ROLE : row.is_archived ? 'Un-archive the row first.' : null;
+  const archiveBlock = !row ? 'Choose a row first.' : !isProjectAdmin ? ADMIN_ROLE : null;
+
+  const submitRow = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget).get('name'));
+    if (dialog === 'add') {
+      createRow.mutate(name, { onSuccess: () => setDialog(null) });
+    } else if (row) {
+      updateRow.mutate({ page: pageOf(focused.row), row, changes: { name } }, { onSuccess: () => setDialog(null) });
+    }
+  };
+  const focusedColumn = columns[focused.col - 1];
+
+  return (
+    <>
+      <div className="toolbar" role="toolbar" aria-label="Rows">
+        <Button variant="primary" disabledReason={addAllowed ? null : WRITE_ROLE} onClick={() => setDialog('add')}>
+          Add row
+        </Button>
+        <span className="toolbar-row">{row ? <>Row: <strong>{row.name}</strong></> : 'No row chosen'}</span>
+        <Button disabledReason={renameBlock} onClick={() => setDialog('rename')}>
+          Rename row
+        </Button>
+        <Button
+          disabledReason={lockBlock}
+          onClick={() => row && updateRow.mutate({ page: pageOf(focused.row), row, changes: { is_locked: !row.is_locked } })}
+        >
+          {row?.is_locked ? 'Unlock row' : 'Lock row'}
+        </Button>
+        <Button
+          disabledReason={archiveBlock}
+          onClick={() => row && updateRow.mutate({ page: pageOf(focused.row), row, changes: { is_archived: !row.is_archived } })}
+        >
+          {row?.is_archived ? 'Un-archive row' : 'Archive row'}
+        </Button>
+        {row && (
+          <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
+            History of {row.name}
+          </Link>
+        )}
+      </div>
+      <ErrorMessage error={updateRow.error} />
+      <p className="grid-hint" id="grid-hint">
+        {count} rows. Arrows move, Enter edits and saves, Escape cancels, Tab saves and moves right.
+        {focusedColumn && (focusedColumn.priced ? ` A write to ${focusedColumn.name} costs ${focusedColumn.price}.` : ` Writes to ${focusedColumn.name} are free.`)}
+      </p>
+      {count === 0 ? (
+        <p>{gridKey.search ? `No row's name contains "${gridKey.search}".` : 'No rows yet.'}</p>
+      ) : (
+        <RecordsGrid
+          label={`Rows of ${tableName}`}
+          rowCount={count}
+          columns={columns}
+          rowAt={rowAt}
+          editBlock={editBlock}
+          onSave={onSave}
+          errorAt={(rowSid, columnSid) => errors[errorKey(rowSid, columnSid)]}
+          onDismissError={(rowSid, columnSid) =>
+            setErrors((old) => {
+              const key = errorKey(rowSid, columnSid);
+              if (!(key in old)) return old;
+              const next = { ...old };
+              delete next[key];
+              return next;
+            })
+          }
+          onVisibleRange={onVisibleRange}
+          focused={focused}
+          onFocusedChange={setFocused}
+        />
+      )}
+      <Dialog open={dialog !== null} title={dialog === 'add' ? 'Add a row' : 'Rename the row'} onClose={() => setDialog(null)}>
+        <form onSubmit={submitRow} className="form">
+          <TextField label="Row name" name="name" required autoFocus defaultValue={dialog === 'rename' ? row?.name : ''} />
+          <ErrorMessage error={dialog === 'add' ? createRow.error : updateRow.error} />
+          <div className="buttons">
+            <Button type="submit" variant="primary" disabled={createRow.isPending || updateRow.isPending}>
+              {dialog === 'add' ? 'Add row' : 'Rename'}
+            </Button>
+            <Button onClick={() => setDialog(null)}>Cancel</Button>
+          </div>
+        </form>
+      </Dialog>
+    </>
+  );
+}

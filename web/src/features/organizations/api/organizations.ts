@@ -1,0 +1,73 @@
+// Organizations: the caller's list, one organization (its credits), creating one, and the
+// caller's own personnel record in it (their organization role).
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../../lib/api/client';
+import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+
+/** The organizations where the person is active personnel (first 100). */
+export const organizationsQuery = (userSid: string) =>
+  queryOptions({
+    queryKey: ['organizations', userSid],
+    queryFn: () =>
+      unwrap(
+        api.GET('/organizations/organization/list/{level}/{sid}/list/', {
+          params: { path: { level: 'user', sid: userSid }, query: { page_size: MAX_PAGE_SIZE } },
+        }),
+      ),
+  });
+
+/** One organization, with its credits. */
+export const organizationQuery = (orgSid: string) =>
+  queryOptions({
+    queryKey: ['organization', orgSid],
+    queryFn: () => unwrap(api.GET('/organizations/organization/detail/{sid}/', { params: { path: { sid: orgSid } } })),
+  });
+
+export function useOrganizations(userSid: string) {
+  return useQuery(organizationsQuery(userSid));
+}
+
+export function useOrganization(orgSid: string) {
+  return useQuery(organizationQuery(orgSid));
+}
+
+/** Creates an organization; the creator becomes its Admin. */
+export function useCreateOrganization(userSid: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; description?: string }) =>
+      unwrap(
+        api.POST('/organizations/organization/list/{level}/{sid}/detail/', {
+          params: { path: { level: 'user', sid: userSid } },
+          body,
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['organizations', userSid] }),
+  });
+}
+
+/**
+ * The caller's personnel record in the organization (found by their email in the
+ * personnel list, a page of 100 at a time), which says whether they are its Admin.
+ */
+export const myPersonnelQuery = (orgSid: string, email: string) =>
+  queryOptions({
+    queryKey: ['my-personnel', orgSid, email],
+    queryFn: async () => {
+      for (let page = 1; ; page += 1) {
+        const found = await unwrap(
+          api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
+            params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: MAX_PAGE_SIZE } },
+          }),
+        );
+        const me = found.results.find((person) => person.email.toLowerCase() === email.toLowerCase());
+        if (me) return me;
+        if (!found.next) return null;
+      }
+    },
+    staleTime: 60_000,
+  });
+
+export function useMyPersonnel(orgSid: string, email: string) {
+  return useQuery(myPersonnelQuery(orgSid, email));
+}

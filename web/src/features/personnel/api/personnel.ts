@@ -1,0 +1,92 @@
+// Personnel of an organization: the paged list, one member, adding by email, changing.
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../../lib/api/client';
+import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import type { paths } from '../../../lib/api/schema';
+
+export const PERSONNEL_PAGE_SIZE = 25;
+
+/** A page of the organization's personnel in the list shape. */
+export const personnelQuery = (orgSid: string, page = 1, pageSize = PERSONNEL_PAGE_SIZE) =>
+  queryOptions({
+    queryKey: ['personnel', orgSid, page, pageSize],
+    queryFn: () =>
+      unwrap(
+        api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: pageSize } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+
+export function usePersonnel(orgSid: string, page = 1, pageSize = PERSONNEL_PAGE_SIZE) {
+  return useQuery(personnelQuery(orgSid, page, pageSize));
+}
+
+/** The first 100 personnel in the name shape (for choosing a project member). */
+export function usePersonnelNames(orgSid: string) {
+  return useQuery({
+    queryKey: ['personnel-names', orgSid],
+    queryFn: () =>
+      unwrap(
+        api.GET('/organizations/personnel/list/{level}/{sid}/name/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE } },
+        }),
+      ),
+  });
+}
+
+/** One member in the detail shape. */
+export function usePersonnelDetail(sid: string | null) {
+  return useQuery({
+    queryKey: ['personnel-detail', sid],
+    enabled: Boolean(sid),
+    queryFn: () => unwrap(api.GET('/organizations/personnel/detail/{sid}/', { params: { path: { sid: sid! } } })),
+  });
+}
+
+export interface NewPersonnel {
+  email: string;
+  first_name?: string;
+  last_name?: string;
+  title?: string;
+  is_administrator?: boolean;
+}
+
+export function useAddPersonnel(orgSid: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NewPersonnel) =>
+      unwrap(
+        api.POST('/organizations/personnel/list/{level}/{sid}/detail/', {
+          params: { path: { level: 'organization', sid: orgSid } },
+          body,
+        }),
+      ),
+    onSuccess: () =>
+      void Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['personnel', orgSid] }),
+        queryClient.invalidateQueries({ queryKey: ['personnel-names', orgSid] }),
+      ]),
+  });
+}
+
+/** The fields a PATCH of a personnel record takes (the API says which the caller may send). */
+export type PersonnelChanges = NonNullable<
+  paths['/organizations/personnel/detail/{sid}/']['patch']['requestBody']
+>['content']['application/json'];
+
+export function useUpdatePersonnel(orgSid: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ sid, changes }: { sid: string; changes: PersonnelChanges }) =>
+      unwrap(api.PATCH('/organizations/personnel/detail/{sid}/', { params: { path: { sid } }, body: changes })),
+    onSuccess: (person) => {
+      queryClient.setQueryData(['personnel-detail', person.sid], person);
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['personnel', orgSid] }),
+        queryClient.invalidateQueries({ queryKey: ['my-personnel', orgSid] }),
+      ]);
+    },
+  });
+}

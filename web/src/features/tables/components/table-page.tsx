@@ -1,0 +1,92 @@
+// A table: its columns (each through a widget, with the widget's price), the form to add
+// one for Admins, and a way into its rows for each project.
+import { Link } from '@tanstack/react-router';
+import { CreateForm } from '../../../components/create-form';
+import { ErrorMessage, Loading } from '../../../components/ui';
+import { useProjects } from '../../projects/api/projects';
+import { useWidgets } from '../../widgets/api/widgets';
+import { useColumns, useCreateColumn, useTable } from '../api/tables';
+
+export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: string }) {
+  const table = useTable(tableSid);
+  const columns = useColumns(orgSid, tableSid);
+  const widgets = useWidgets(orgSid);
+  const projects = useProjects(orgSid);
+  const create = useCreateColumn(orgSid, tableSid);
+  const priceOf = new Map(widgets.data?.results.map((w) => [w.sid, w.price]) ?? []);
+  // A new column is a free text column unless the person picks another widget.
+  const defaultWidget = widgets.data?.results.find((w) => w.kind === 'text')?.sid ?? widgets.data?.results[0]?.sid ?? '';
+  if (table.isPending || columns.isPending) return <Loading />;
+  if (table.error || columns.error) return <ErrorMessage error={table.error ?? columns.error} />;
+  return (
+    <main>
+      <h1>{table.data.name}</h1>
+      <section aria-labelledby="rows-heading">
+        <h2 id="rows-heading">Rows by project</h2>
+        {projects.data?.results.length ? (
+          <ul className="list">
+            {projects.data.results.map((project) => (
+              <li key={project.sid}>
+                <Link to="/o/$org/tables/$table/rows" params={{ org: orgSid, table: tableSid }} search={{ project: project.sid }}>
+                  Rows of {project.name}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p>No project you can see yet: rows live in projects.</p>
+        )}
+      </section>
+      <section aria-labelledby="columns-heading">
+        <h2 id="columns-heading">Columns</h2>
+        {columns.data.results.length === 0 ? (
+          <p>No columns yet.</p>
+        ) : (
+          <table className="data">
+            <caption>Columns of {table.data.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Order</th>
+                <th scope="col">Name</th>
+                <th scope="col">Widget</th>
+                <th scope="col">Price of a write</th>
+              </tr>
+            </thead>
+            <tbody>
+              {columns.data.results.map((column) => (
+                <tr key={column.sid}>
+                  <td>{column.order}</td>
+                  <th scope="row">{column.name}</th>
+                  <td>{column.widget.name}</td>
+                  <td>{priceOf.get(column.widget.sid) ?? '…'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <CreateForm
+          what="column"
+          fields={[{ name: 'name', label: 'Column name', required: true }]}
+          allowed={columns.data.add_permission}
+          reason="Only the organization's Admins add columns."
+          pending={create.isPending}
+          error={create.error}
+          onCreate={(values, form) =>
+            create.mutate({ name: values.name, widget: values.widget || defaultWidget }, { onSuccess: () => form.reset() })
+          }
+        >
+          <div className="field">
+            <label htmlFor="column-widget">Widget</label>
+            <select id="column-widget" name="widget" key={defaultWidget} defaultValue={defaultWidget}>
+              {widgets.data?.results.map((w) => (
+                <option key={w.sid} value={w.sid}>
+                  {w.name} ({w.price} a write)
+                </option>
+              ))}
+            </select>
+          </div>
+        </CreateForm>
+      </section>
+    </main>
+  );
+}

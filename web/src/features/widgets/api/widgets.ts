@@ -1,0 +1,34 @@
+// Widgets: the built-in ones and the organization's own, with their prices.
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../../lib/api/client';
+import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+
+/** The widgets the organization may use (first 100: the built-in ones come first). */
+export const widgetsQuery = (orgSid: string) =>
+  queryOptions({
+    queryKey: ['widgets', orgSid],
+    queryFn: () =>
+      unwrap(
+        api.GET('/widgets/widget/list/{level}/{sid}/list/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE } },
+        }),
+      ),
+  });
+
+export function useWidgets(orgSid: string) {
+  return useQuery(widgetsQuery(orgSid));
+}
+
+export function useCreateWidget(orgSid: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; description?: string; price?: string; addable_at_readonly?: boolean }) =>
+      unwrap(
+        api.POST('/widgets/widget/list/{level}/{sid}/detail/', {
+          params: { path: { level: 'organization', sid: orgSid } },
+          body,
+        }),
+      ),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['widgets', orgSid] }),
+  });
+}
