@@ -69,7 +69,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
       },
     },
     bodyLimit: config.bodyLimit,
-    trustProxy: false,
+    // Only the proxies named in TRUSTED_PROXIES are believed about the client's address (X-Forwarded-For).
+    trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
     requestIdHeader: 'x-request-id',
     // While closing, the hook below answers 503 in the API's own error shape.
     return503OnClosing: false,
@@ -144,7 +145,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // A list at level organization: read the caller's standing there with the credential.
     const params = request.params as { level?: string; sid?: string };
     const organizationSid = params.level === 'organization' ? params.sid : undefined;
-    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes, organizationSid);
+    request.actor = await authenticate(database.db, credentialOf(request), config.tokenIdleMinutes, organizationSid,
+      request.routeOptions.config?.unproven === true);
   });
   installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {

@@ -23,7 +23,7 @@ import { expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { behindTheApi, type Runner } from '../helpers/behind.ts';
 import { Api, anonymous } from '../helpers/http.ts';
-import { PATHS, strongPassword, uniqueEmail } from '../helpers/factories.ts';
+import { PATHS, proveEmail, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { readMail } from '../helpers/mail.ts';
 
 const IDLE_MINUTES = 5;
@@ -52,6 +52,7 @@ async function account(sessions: number): Promise<{ sid: string; tokens: string[
   const password = strongPassword();
   const created = await anonymous.at(server.baseUrl).post(PATHS.signup, { email, password });
   expectStatus(created, 201, 'signup');
+  await proveEmail(email, server);
   const tokens: string[] = [];
   for (let i = 0; i < sessions; i += 1) {
     const res = await anonymous.at(server.baseUrl).post(PATHS.auth, { username: email, password });
@@ -142,6 +143,7 @@ describe('secrets at rest and in logs', () => {
     const api = anonymous.at(server.baseUrl);
     const created = await api.post(PATHS.signup, { email, password });
     expectStatus(created, 201, 'signup');
+    await proveEmail(email, server);
     const login = await api.post(PATHS.auth, { username: email, password });
     expectStatus(login, 200, 'login');
     const token = login.json.token as string;

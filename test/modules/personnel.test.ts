@@ -11,7 +11,7 @@ import {
 } from '../helpers/assertions.ts';
 import {
   addMember, authenticate, getPersonnel, isoDay, listPersonnel, newOrganization, newUser, paths, postPersonnel,
-  signup, strongPassword, uniqueEmail, type TestMember,
+  expectNoAccount, signup, strongPassword, uniqueEmail, type TestMember,
 } from '../helpers/factories.ts';
 import { readMail } from '../helpers/mail.ts';
 
@@ -45,7 +45,7 @@ function newPerson(label = 'new') {
 
 /** The email has no account: signing up with it works (so a refused POST made none). */
 async function assertNoAccount(email: string) {
-  expectStatus(await signup({ email, password: strongPassword() }), 201, `${email} must not have an account`);
+  await expectNoAccount(email);
 }
 
 describe('personnel by role', () => {
@@ -173,7 +173,8 @@ describe('personnel by role', () => {
     assert.ok(mail.tag, `the invitation carries a link with a tag:\n${mail.body}`);
     assert.ok(mail.body.includes(`${w.admin.first_name} ${w.admin.last_name} added you to ${w.org.name}`));
 
-    expectFieldErrors(await signup({ email: person.email, password: strongPassword() }), ['email'], 'the account exists');
+    const invited = await authenticate(person.email, 'any password at all');
+    expectStatus(invited, 406, 'the invited account has no password yet');
     const password = strongPassword();
     expectStatus(await anonymous.post('/accounts/resetpassword/', { password }, { query: { tag: mail.tag } }), 200);
     const auth = await authenticate(person.email, password);

@@ -40,7 +40,7 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       body: NotificationCreate,
       allowed: (scope) => permissions.notification.send(scope.membership),
       create: async (scope, body, _q, serializer) =>
-        serializeNotification(await createNotification(ctx, scope.membership, body), serializer, scope.membership.personnelSid),
+        serializeNotification(await createNotification(ctx, scope.membership, body, scope.actor), serializer, scope.membership.personnelSid),
     },
   });
 
