@@ -30,12 +30,15 @@ describe('sign-in limits (the harness server: 10 per client and account, 50 per 
     assert.equal(owner.status, 200, `the owner from another address: ${owner.text}`);
   });
 
-  test('40 concurrent attempts with the right password among them after 10 failures: none gets in from that address', async () => {
+  test('one attempt left, 40 concurrent attempts with the right password among them: exactly one is checked', async () => {
     const user = await newUser('race40');
     const attacker = newPeerAddress();
-    for (let i = 0; i < 10; i += 1) assert.equal((await signInFrom(attacker, user.email, `wrong-${i}`)).status, 406);
+    for (let i = 0; i < 9; i += 1) assert.equal((await signInFrom(attacker, user.email, `wrong-${i}`)).status, 406);
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => signInFrom(attacker, user.email, i === 20 ? user.password : `again-${i}`)));
-    assert.deepEqual(tally(answers), { 429: 40 });
+    const checked = answers.filter((a) => a.status !== 429);
+    assert.equal(checked.length, 1, `one attempt was left: ${JSON.stringify(tally(answers))}`);
+    assert.ok([200, 406].includes(checked[0].status));
+    assert.equal((await signInFrom(attacker, user.email, user.password)).status, 429, 'none is left now');
   });
 
   test('one busy address locks out no account from other addresses; its own limit counts only failures', async () => {
