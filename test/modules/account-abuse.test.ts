@@ -19,11 +19,30 @@ import { newPeerAddress, peerRequest } from '../helpers/peer.ts';
 const notificationList = (orgSid: string) => `/notifications/notification/list/organization/${orgSid}/detail/`;
 
 let server: RunningServer;
+let ownDatabase: string | null = null;
 before(async () => {
-  server = await startServer({ env: { MAIL_PER_USER_PER_HOUR: '5', ACCOUNT_MAIL_PER_CLIENT_PER_HOUR: '4', ORGANIZATIONS_PER_USER: '3' } });
+  // A database of its own on PostgreSQL too: the harness's counts every signup of the run from 127.0.0.1.
+  let databaseUrl: string | null = null;
+  if (DB_KIND === 'postgres') {
+    ownDatabase = `records_abuse_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${ownDatabase}"`);
+    await admin.end();
+    const url = new URL(TEST_DATABASE_URL!);
+    url.pathname = `/${ownDatabase}`;
+    databaseUrl = url.toString();
+  }
+  server = await startServer({ databaseUrl, env: { MAIL_PER_USER_PER_HOUR: '5', ACCOUNT_MAIL_PER_CLIENT_PER_HOUR: '20', ORGANIZATIONS_PER_USER: '3' } });
 });
 after(async () => {
   await server?.stop();
+  if (ownDatabase) {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${ownDatabase}" WITH (FORCE)`);
+    await admin.end();
+  }
 });
 
 /** A fresh organization on this file's server, its Admin and a proven member. */
@@ -61,8 +80,9 @@ describe('per-sender mail limits', () => {
     const user = await newUser('resetquota', server);
     const from = newPeerAddress();
     const ask = (email: string, address = from) => peerRequest('POST', PATHS.forgetpassword, { body: { email }, localAddress: address, baseUrl: server.baseUrl });
-    const answers = await Promise.all([ask(user.email), ask(uniqueEmail('nobody')), ask(user.email), ask(uniqueEmail('nobody')), ask(user.email), ask(uniqueEmail('nobody'))]);
-    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 429, 429]);
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => ask(i % 2 ? user.email : uniqueEmail('nobody'))));
+    const statuses = answers.map((a) => a.status);
+    assert.deepEqual([statuses.filter((x) => x === 200).length, statuses.filter((x) => x === 429).length], [20, 4], 'twenty a client address, known email or not');
     const signupRefused = await peerRequest('POST', PATHS.signup, { body: { email: uniqueEmail('late'), password: strongPassword() }, localAddress: from, baseUrl: server.baseUrl });
     assert.equal(signupRefused.status, 429, 'signup mails count against the same quota');
     // From many addresses, one recipient still gets at most 5 account mails an hour (the proof was the first).

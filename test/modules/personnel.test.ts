@@ -133,8 +133,14 @@ describe('personnel by role', () => {
     const res = await postPersonnel(w.admin.api, w.org.sid, { email: user.email, is_administrator: false, is_archived: false });
     expectStatus(res, 201);
     assertShape(res.json, 'personnel.detail');
-    assert.equal(res.json.first_name, user.first_name, 'names default to the account\'s');
-    assert.equal(res.json.last_name, user.last_name);
+    // Not the account's names: the answer is the same whether or not the address has an account.
+    assert.equal(res.json.first_name, '', 'names left out stay empty');
+    assert.equal(res.json.last_name, '');
+    assert.equal(res.json.name, user.email, 'the name falls back to the email');
+    const stranger = await postPersonnel(w.admin.api, w.org.sid, { email: uniqueEmail('noaccount'), is_administrator: false, is_archived: false });
+    expectStatus(stranger, 201);
+    const strip = (r: Record<string, unknown>) => ({ ...r, sid: '', email: '', name: '', date_updated: '' });
+    assert.deepEqual(strip(stranger.json), strip(res.json), 'an address without an account answers alike');
     assert.equal(res.json.title, '');
     assert.equal(res.json.date_end, null);
     assert.equal(res.json.is_administrator, false);

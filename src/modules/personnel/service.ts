@@ -86,7 +86,8 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
       const sid = newSid();
       await tx.insert(personnel).values({
         sid, organizationSid: orgSid, userSid: user.sid, email: input.email,
-        firstName: input.first_name ?? user.firstName, lastName: input.last_name ?? user.lastName,
+        // Not the account's names: the answer must not tell whether the address has an account.
+        firstName: input.first_name ?? '', lastName: input.last_name ?? '',
         title: input.title ?? '',
         ...(input.date_start ? { dateStart: input.date_start } : {}),
         dateEnd: input.date_end || null,
