@@ -9,6 +9,8 @@
 // Seeded records get predictable sids, so that scenarios and the pgbench script can pick
 // one from a number: prefix (3 letters) + the number, zero-padded to 16 characters.
 import { randomBytes, createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type pg from 'pg';
 import { call, expect } from './lib/http.js';
 
@@ -76,14 +78,32 @@ export interface SeededEmbedded extends Organization {
   seconds: number;
 }
 
-/** The admin, their organization (with INITIAL_CREDITS), a session token and a priced widget, through HTTP. */
-export async function createOrganization(base: string, label: string): Promise<Organization> {
+/** Proves `email` with the link the service mailed to it (an .eml file in `mailDir`, no SMTP_URL). */
+async function proveEmail(base: string, email: string, mailDir: string): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const names = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((n) => n.endsWith('.eml')) : [];
+    for (const name of names) {
+      const text = fs.readFileSync(path.join(mailDir, name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/gi, '=');
+      const tag = text.includes(email) ? /\/accounts\/verifyemail\/\?tag=([A-Za-z0-9_-]+)/.exec(text)?.[1] : undefined;
+      if (tag) {
+        await expect(base, 200, 'POST', `/accounts/verifyemail/?tag=${tag}`, {});
+        return;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no proof mail to ${email} in ${mailDir}`);
+}
+
+/** The admin (email proved), their organization (with INITIAL_CREDITS), a session token and a priced widget, through HTTP. */
+export async function createOrganization(base: string, label: string, mailDir: string): Promise<Organization> {
   const email = `admin-${label}-${process.pid}@bench.example`;
   const password = 'bench-password-' + randomBytes(8).toString('hex');
-  const user = await expect(base, 201, 'POST', '/accounts/signup/', {
+  await expect(base, 201, 'POST', '/accounts/signup/', {
     body: { email, password, first_name: 'Bench', last_name: 'Admin' },
   });
-  const { token } = await expect(base, 200, 'POST', '/accounts/auth/', { body: { username: email, password } });
+  await proveEmail(base, email, mailDir);
+  const { token, user } = await expect(base, 200, 'POST', '/accounts/auth/', { body: { username: email, password } });
   const org = await expect(base, 201, 'POST', `/organizations/organization/list/user/${user.sid}/detail/`, {
     token, body: { name: 'Benchmark Lab', description: 'A realistic organization for the benchmark.' },
   });
@@ -101,9 +121,9 @@ export async function createOrganization(base: string, label: string): Promise<O
  * Seeds the PostgreSQL organization: the HTTP part, then the bulk in SQL on `pool`
  * (the benchmark's own connections to the same database).
  */
-export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, log: (line: string) => void): Promise<SeededPostgres> {
+export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, log: (line: string) => void, mailDir: string): Promise<SeededPostgres> {
   const started = Date.now();
-  const org = await createOrganization(base, 'pg');
+  const org = await createOrganization(base, 'pg', mailDir);
   const httpDone = Date.now();
   const { orgSid, userSid: admin, widgetSid } = org;
   const q = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rowCount;
@@ -222,9 +242,9 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
  * by arrays of 100, one project with the admin as Project Admin, one table of
  * `columns` priced columns, `rows` rows with a cell in every column.
  */
-export async function seedEmbedded(base: string, size: { personnel: number; columns: number; rows: number }): Promise<SeededEmbedded> {
+export async function seedEmbedded(base: string, size: { personnel: number; columns: number; rows: number }, mailDir: string): Promise<SeededEmbedded> {
   const started = Date.now();
-  const org = await createOrganization(base, 'embedded');
+  const org = await createOrganization(base, 'embedded', mailDir);
   const { token, orgSid } = org;
   for (let first = 1; first < size.personnel; first += 100) {
     const batch = [];

@@ -80,7 +80,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
       },
     },
     bodyLimit: config.bodyLimit,
-    trustProxy: false,
+    // Only the proxies named in TRUSTED_PROXIES are believed about the client's address (X-Forwarded-For).
+    trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
     // Every request gets an id unique across processes and restarts (a random UUID), or
     // keeps the caller's X-Request-Id when it is a sensible one; it is in every log line
     // of the request (reqId) and in the answer's X-Request-Id.
@@ -161,7 +162,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // A list at level organization: read the caller's standing there with the credential.
     const params = request.params as { level?: string; sid?: string };
     const organizationSid = params.level === 'organization' ? params.sid : undefined;
-    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, organizationSid);
+    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, organizationSid,
+      request.routeOptions.config?.unproven === true);
   });
   installIdempotency(app, database.db);
   app.addHook('onSend', async (request, reply) => {

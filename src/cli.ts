@@ -16,8 +16,10 @@ import { formatMoney, isoTimestamp } from './core/sql.js';
 import { SignupBody, ApiKeyBody, Email } from './modules/accounts/schemas.js';
 import { OrganizationCreate } from './modules/organizations/schemas.js';
 import {
-  createUser, createResetTag, findUserByEmail, issueCredential, resetLink, INVITATION_DAYS,
+  createUser, createResetTag, findUserByEmail, issueCredential, INVITATION_DAYS,
 } from './modules/accounts/service.js';
+import { proveAddress } from './modules/accounts/email-proof.js';
+import { invitationMail } from './modules/accounts/mails.js';
 import { createOrganization } from './modules/organizations/service.js';
 import { adjustCredits } from './modules/credits/service.js';
 import { enqueueMail } from './mail/outbox.js';
@@ -34,8 +36,9 @@ const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
   {
     name: 'create-organization',
     flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
-    does: 'Creates an organization with that account as its Admin. An email without an account gets one without a password '
-      + 'and an invitation (sent by the server\'s mail worker) to choose one. Credits default to INITIAL_CREDITS.',
+    does: 'Creates an organization with that account as its Admin. An email without an account gets one (proven, as every '
+      + 'account the CLI makes) without a password, and an invitation (sent by the server\'s mail worker) to choose one; an '
+      + 'existing account whose email is not proved yet gets the invitation too, and no access until it accepts. Credits default to INITIAL_CREDITS.',
   },
   {
     name: 'credits',
@@ -229,11 +232,6 @@ function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The public base URL for links in mail sent on the CLI's behalf. */
-function baseUrl(config: Config): string {
-  return config.publicUrl ?? `http://${config.host}:${config.port}`;
-}
-
 /**
  * A command: its flags, a check of its input that needs no database (so bad usage fails
  * fast), and the work, given the database.
@@ -254,7 +252,21 @@ const createUserCommand: Command<{ email: string; password: string; first_name: 
     validate(SignupBody, input);
     return input;
   },
-  run: (db, input) => db.transaction((tx) => createUser(tx, input)),
+  run: (db, input) => db.transaction((tx) => createUser(tx, input, { proven: true })),
+};
+
+const proveEmailCommand: Command<{ email: string }> = {
+  flags: ['email'],
+  check(flags) {
+    required(flags, 'email');
+    return { email: flags.email };
+  },
+  run: (db, input) => db.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, input.email);
+    if (!user) throw new CliError(`no account with email ${input.email}`);
+    await proveAddress(tx, user.sid, user.email);
+    return { sid: user.sid, email: user.email, is_email_verified: true };
+  }),
 };
 
 const createOrganizationCommand: Command<{ name: string; description?: string; email: string; credits: string }> = {
@@ -270,7 +282,7 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
   run: (db, input, config) => db.transaction(async (tx) => {
     let user = await findUserByEmail(tx, input.email);
     if (!user) {
-      await createUser(tx, { email: input.email, password: null });
+      await createUser(tx, { email: input.email, password: null }, { proven: true });
       user = (await findUserByEmail(tx, input.email))!;
     }
     const sid = await createOrganization(tx, {
@@ -279,17 +291,11 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
       credits: input.credits,
       admin: { sid: user.sid, email: user.email, firstName: user.firstName, lastName: user.lastName },
     });
-    const invite = !user.passwordHash;
+    const invite = !user.passwordHash || !user.emailVerifiedAt;
     if (invite) {
       // Queued in this transaction; the server's mail worker sends it.
       const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
-      await enqueueMail(tx, {
-        to: user.email,
-        subject: `You are invited to ${input.name} on the Records Service`,
-        body: `Hello,\n\nYou are the administrator of ${input.name} on the Records Service.\n`
-          + `Choose your password within ${INVITATION_DAYS} days by sending it to:\n\n  POST ${resetLink(baseUrl(config), tag)}\n  {"password": "<your password>"}\n\n`
-          + `Then sign in with POST ${baseUrl(config)}/accounts/auth/ {"username": "${user.email}", "password": "…"}.\n`,
-      });
+      await enqueueMail(tx, invitationMail(config.mailBaseUrl, user.email, input.name, null, tag, INVITATION_DAYS));
     }
     const [org] = await tx.select({ sid: organizations.sid, name: organizations.name, description: organizations.description, credits: organizations.credits })
       .from(organizations).where(eq(organizations.sid, sid));
@@ -370,6 +376,7 @@ async function openapi(config: Config) {
 
 const COMMANDS: Record<string, Command<any>> = {
   'create-user': createUserCommand,
+  'prove-email': proveEmailCommand,
   'create-organization': createOrganizationCommand,
   credits: creditsCommand,
   'create-api-key': createApiKeyCommand,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import net from 'node:net';
 
 /** The service's configuration, read once from the environment and validated at boot. */
 export interface Config {
@@ -40,12 +41,43 @@ export interface Config {
   webDir: string;
   /** Answers carry Server-Timing with the request's number of SQL statements (SERVER_TIMING). */
   serverTiming: boolean;
+  /** The base of links in mail: PUBLIC_URL, or one derived from HOST and PORT at start-up (never a request's headers). */
+  mailBaseUrl: string;
+  /** TRUSTED_PROXIES: addresses or CIDR ranges whose X-Forwarded-For is believed (empty: nobody's). */
+  trustedProxies: string[];
+  /** Sign-in limits, per 15 minutes (docs/decisions.md, Accounts). */
+  loginFailuresPerClient: number;
+  loginFailuresPerAddress: number;
+  loginFailuresAccountSlowdown: number;
+  loginSlowdownSeconds: number;
+  /** Mail a signed-in user may cause per hour (should_email, invitations, address proofs). */
+  mailPerUserPerHour: number;
+  /** Account mail (signup, password reset, proof) one client address may cause per hour. */
+  accountMailPerClientPerHour: number;
+  /** Organizations one account may create. */
+  organizationsPerUser: number;
 }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
+}
+
+/** http://HOST:PORT, with a wildcard HOST (0.0.0.0, ::) named localhost and an IPv6 address bracketed. */
+function derivedBaseUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : net.isIPv6(host) ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** An IPv4/IPv6 address, or one with a /prefix length. */
+function isAddressOrRange(value: string): boolean {
+  const [address, bits, extra] = value.split('/');
+  if (extra !== undefined) return false;
+  const family = net.isIP(address);
+  if (!family) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 const MONEY = /^\d{1,12}(\.\d{1,2})?$/;
@@ -123,9 +155,23 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     serverTiming: bool('SERVER_TIMING', false),
     webDir: path.resolve(env.WEB_DIR || path.join(path.dirname(fileURLToPath(import.meta.url)), 'web')),
+    mailBaseUrl: '',
+    trustedProxies: [],
+    loginFailuresPerClient: int('LOGIN_FAILURES_PER_CLIENT', 10, 1, 100000),
+    loginFailuresPerAddress: int('LOGIN_FAILURES_PER_ADDRESS', 50, 1, 1000000),
+    loginFailuresAccountSlowdown: int('LOGIN_FAILURES_ACCOUNT_SLOWDOWN', 100, 1, 1000000),
+    loginSlowdownSeconds: int('LOGIN_SLOWDOWN_SECONDS', 5, 1, 3600),
+    mailPerUserPerHour: int('MAIL_PER_USER_PER_HOUR', 200, 1, 1000000),
+    accountMailPerClientPerHour: int('ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 300, 1, 10000000),
+    organizationsPerUser: int('ORGANIZATIONS_PER_USER', 10, 1, 100000),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');
+  }
+  config.mailBaseUrl = config.publicUrl ?? derivedBaseUrl(config.host, config.port);
+  config.trustedProxies = (env.TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const proxy of config.trustedProxies) {
+    if (!isAddressOrRange(proxy)) problems.push(`TRUSTED_PROXIES must list IP addresses or CIDR ranges (like 10.0.0.0/8), got "${proxy}"`);
   }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);

@@ -14,6 +14,8 @@ export interface Actor {
   lastName: string;
   credentialSid: string;
   credentialKind: 'session' | 'apikey';
+  /** Whether the account has proved its sign-in email (unproven accounts may only prove it). */
+  emailVerified: boolean;
   /**
    * The caller's standing in an organization read with the credential, in the same
    * query (list paths at level organization): findMembership answers from it.
@@ -28,6 +30,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false for the few routes anyone may call (health, signup, auth …). */
     auth?: boolean;
+    /** true for the few routes an account whose email is not proved yet may call (checktoken, logout, resend the proof). */
+    unproven?: boolean;
   }
 }
 
@@ -56,6 +60,7 @@ interface CredentialRow {
   sid: string;
   kind: 'session' | 'apikey';
   stale: boolean;
+  email_verified: boolean;
 }
 
 type StandingRow = { [K in keyof MembershipRow]: MembershipRow[K] | null };
@@ -65,9 +70,13 @@ type StandingRow = { [K in keyof MembershipRow]: MembershipRow[K] | null };
  * without use; API keys last until their owner deletes them. Use is recorded at most
  * once a minute, so a read does not become a write. With `organizationSid`, the same
  * query reads the caller's standing in that organization (Actor.standing), so a list
- * at level organization costs one round trip for who is asking, not two.
+ * at level organization costs one round trip for who is asking, not two. An account
+ * whose email is not proved yet gets 403 unless `allowUnproven` (design: an address
+ * counts only once its owner has proved it; so does the account).
  */
-export async function authenticate(db: Db, credential: string | undefined, idleMinutes: number, organizationSid?: string): Promise<Actor> {
+export async function authenticate(
+  db: Db, credential: string | undefined, idleMinutes: number, organizationSid?: string, allowUnproven = false,
+): Promise<Actor> {
   if (credential === undefined) throw errors.notAuthenticated();
   if (credential.length > 512) throw errors.invalidToken();
   const keyHash = hashSecret(credential);
@@ -75,7 +84,7 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
   const [row] = await query<CredentialRow & StandingRow>(db, withStanding
     ? sql`
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale,
+           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified,
            o.sid AS organization_sid, o.name AS organization_name, p.sid AS personnel_sid,
            p.is_administrator, p.is_archived, ${currentPersonnel.sql('p')} AS is_current
       FROM credentials c JOIN users u ON u.sid = c.user_sid
@@ -85,11 +94,12 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
        AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`
     : sql`
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale
+           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified
       FROM credentials c JOIN users u ON u.sid = c.user_sid
      WHERE c.key_hash = ${keyHash} AND u.is_active
        AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`);
   if (!row) throw errors.invalidToken();
+  if (!row.email_verified && !allowUnproven) throw errors.emailNotVerified();
   if (row.stale) await db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE key_hash = ${keyHash}`);
   const actor: Actor = {
     userSid: row.user_sid,
@@ -98,6 +108,7 @@ export async function authenticate(db: Db, credential: string | undefined, idleM
     lastName: row.last_name,
     credentialSid: row.sid,
     credentialKind: row.kind,
+    emailVerified: row.email_verified,
   };
   if (withStanding) {
     actor.standing = {

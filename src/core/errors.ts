@@ -24,6 +24,7 @@ export const MESSAGES = {
   wrongId: 'Wrong id - the provided sid is not correct',
   badCredentials: 'Unable to log in with provided credentials.',
   serverError: 'A server error occurred.',
+  emailNotVerified: 'Prove your email address first: follow the link mailed to it (POST /accounts/verifyemail/resend/ mails a new one).',
   unavailable: 'The service is temporarily unavailable; try again shortly.',
 } as const;
 
@@ -61,5 +62,12 @@ export const errors = {
   conflict: (detail: string) => new ApiError(409, { detail }),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(429, { detail: `Too many failed attempts. Try again in ${retryAfterSeconds} seconds.` }, { 'retry-after': String(retryAfterSeconds) }),
+  /** 429 for a quota (mail, …) rather than failed attempts. */
+  quotaExceeded: (detail: string, retryAfterSeconds: number) =>
+    new ApiError(429, { detail: `${detail} Try again in ${retryAfterSeconds} seconds.` }, { 'retry-after': String(retryAfterSeconds) }),
+  /** 403 with a reason other than the role (a limit reached). */
+  refused: (detail: string) => new ApiError(403, { detail }),
+  /** 403: the account has not proved its email yet. */
+  emailNotVerified: () => new ApiError(403, { detail: MESSAGES.emailNotVerified }),
   unavailable: () => new ApiError(503, { detail: MESSAGES.unavailable }, { 'retry-after': '5' }),
 };

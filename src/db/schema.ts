@@ -2,7 +2,7 @@
 // from this file by `npm run db:generate` (drizzle-kit) and checked in.
 import { sql } from 'drizzle-orm';
 import {
-  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigserial, index, uniqueIndex, check,
+  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigserial, index, uniqueIndex, check, primaryKey,
 } from 'drizzle-orm/pg-core';
 
 const created = () => timestamp('date_created', { withTimezone: true, precision: 6 }).notNull().defaultNow();
@@ -16,6 +16,8 @@ export const users = pgTable('users', {
   lastName: text('last_name').notNull().default(''),
   passwordHash: text('password_hash'),
   isActive: boolean('is_active').notNull().default(true),
+  /** When the owner proved the sign-in email (null: unproven; the account can only prove it). */
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, precision: 6 }),
   dateJoined: timestamp('date_joined', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 }, (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)]);
 
@@ -46,12 +48,39 @@ export const passwordResets = pgTable('password_resets', {
   dateCreated: created(),
 }, (t) => [index('password_resets_user_idx').on(t.userSid)]);
 
-/** Failed sign-in attempts per account and per client address, for rate limiting. */
-export const loginFailures = pgTable('login_failures', {
+/**
+ * Addresses a user has proved to be theirs (lower-cased): mail other than a proof or an
+ * invitation goes only to these (src/mail/outbox.ts).
+ */
+export const provenAddresses = pgTable('proven_addresses', {
+  userSid: text('user_sid').notNull().references(() => users.sid, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  dateProven: timestamp('date_proven', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.userSid, t.email] })]);
+
+/** One-time tags mailed to an address to prove it (24 hours), stored as hashes. */
+export const emailProofs = pgTable('email_proofs', {
+  tagHash: text('tag_hash').primaryKey(),
+  userSid: text('user_sid').notNull().references(() => users.sid, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, precision: 6 }),
+  dateCreated: created(),
+}, (t) => [index('email_proofs_user_idx').on(t.userSid), index('email_proofs_expires_idx').on(t.expiresAt)]);
+
+/**
+ * Fixed-window counters (src/core/rate-limit.ts): sign-in attempts per client and
+ * account, per address and per account, and mail per sender and per recipient. A row
+ * is dead once `expires_at` has passed (the retention job may delete it).
+ */
+export const rateLimits = pgTable('rate_limits', {
   key: text('key').primaryKey(),
-  failures: integer('failures').notNull().default(0),
+  hits: integer('hits').notNull().default(0),
   windowStart: timestamp('window_start', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-}, (t) => [index('login_failures_window_idx').on(t.windowStart)]);
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
+  /** Account-wide sign-in slow-down: the next attempt allowed. */
+  nextAllowedAt: timestamp('next_allowed_at', { withTimezone: true, precision: 6 }),
+}, (t) => [index('rate_limits_expires_idx').on(t.expiresAt)]);
 
 export const organizations = pgTable('organizations', {
   sid: text('sid').primaryKey(),
@@ -61,7 +90,7 @@ export const organizations = pgTable('organizations', {
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
-});
+}, (t) => [index('organizations_created_by_idx').on(t.createdBy)]);
 
 /** A member of an organization. Name and contact fields are the member's own, per organization. */
 export const personnel = pgTable('personnel', {

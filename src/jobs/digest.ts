@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { Periodic } from './periodic.js';
 import { query, type Db } from '../db/client.js';
-import { enqueueMail, type OutgoingMail } from '../mail/outbox.js';
+import { enqueueMail, provenAddress, type OutgoingMail } from '../mail/outbox.js';
 import { activeMember } from '../core/rules.js';
 
 export const DIGEST_JOB = 'weekly-digest';
@@ -49,6 +49,7 @@ export function digestWeek(now: Date): IsoWeek {
 }
 
 interface Digest {
+  user_sid: string;
   email: string;
   name: string;
   organization: string;
@@ -68,7 +69,9 @@ function digestMail(d: Digest, week: IsoWeek): OutgoingMail {
   if (d.unread > listed.length) lines.push(`  … and ${d.unread - listed.length} more.`);
   lines.push('', 'Read them in the Records Service: GET /notifications/notification/list/organization/<organization sid>/list/', '',
     'You receive this digest because should_receive_weekly_digest is on in your member settings.');
-  return { to: d.email, subject: `[${d.organization}] Your weekly digest: ${d.unread} unread (${week.key})`, body: lines.join('\n') };
+  return {
+    to: d.email, subject: `[${d.organization}] Your weekly digest: ${d.unread} unread (${week.key})`, body: lines.join('\n'), recipient: { userSid: d.user_sid },
+  };
 }
 
 /**
@@ -83,7 +86,7 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
       INSERT INTO job_runs (name, period) VALUES (${DIGEST_JOB}, ${week.key}) ON CONFLICT (name, period) DO NOTHING RETURNING period`);
     if (!claimed.length) return { period: week.key, claimed: false, emails: 0 };
     const digests = await query<Digest>(tx, sql`
-      SELECT p.email, coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), p.email) AS name, o.name AS organization,
+      SELECT p.user_sid, p.email, coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), p.email) AS name, o.name AS organization,
              count(*)::int AS unread,
              json_agg(json_build_object(
                'name', n.name,
@@ -96,6 +99,7 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
                             AND n.date_created >= ${week.start.toISOString()}::timestamptz AND n.date_created < ${week.end.toISOString()}::timestamptz
         LEFT JOIN personnel s ON s.sid = n.sender_sid
        WHERE p.should_receive_weekly_digest AND ${activeMember.sql('p')}
+         AND ${provenAddress(sql`p.user_sid`, sql`p.email`)}
        GROUP BY p.sid, o.name`);
     const mails = digests.map((d) => digestMail(d, week));
     for (let i = 0; i < mails.length; i += CHUNK) await enqueueMail(tx, mails.slice(i, i + CHUNK));

@@ -12,8 +12,6 @@ import { Periodic } from './periodic.js';
 export const SENT_MAIL_HOURS = 24;
 /** Mail that could not be delivered is kept this long after it was queued, for the operator to look into. */
 export const FAILED_MAIL_DAYS = 7;
-/** A failed sign-in counts for this long (accounts/service.ts FAILURE_WINDOW_SECONDS); older windows are deleted. */
-export const LOGIN_FAILURE_MINUTES = 15;
 const BATCH = 5_000;
 
 /** What each purge deletes: a table and the condition of its expired rows (each backed by an index). */
@@ -23,7 +21,9 @@ function purges(tokenIdleMinutes: number): Array<{ name: string; table: SQL; exp
     { name: 'failed mail', table: sql`mail_outbox`, expired: sql`status = 'failed' AND date_created < now() - make_interval(days => ${FAILED_MAIL_DAYS})` },
     { name: 'idempotency keys', table: sql`idempotency_keys`, expired: sql`date_created < now() - make_interval(hours => ${KEEP_HOURS})` },
     { name: 'expired sessions', table: sql`credentials`, expired: sql`kind = 'session' AND last_used_at < now() - make_interval(mins => ${tokenIdleMinutes})` },
-    { name: 'login failures', table: sql`login_failures`, expired: sql`window_start < now() - make_interval(mins => ${LOGIN_FAILURE_MINUTES})` },
+    // Sign-in and mail counters (core/rate-limit.ts) are dead once their window has passed.
+    { name: 'rate limits', table: sql`rate_limits`, expired: sql`expires_at < now()` },
+    { name: 'email proofs', table: sql`email_proofs`, expired: sql`expires_at < now()` },
   ];
 }
 

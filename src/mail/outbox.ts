@@ -1,18 +1,39 @@
-import { mailOutbox } from '../db/schema.js';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 
 export interface OutgoingMail {
   to: string;
   subject: string;
   body: string;
+  /**
+   * Whose address `to` is. Mail goes only to an address its user has proved
+   * (proven_addresses); anything else is dropped here, whoever asked for it.
+   * 'proof': the message itself proves the address (an address proof, an invitation,
+   * a password reset link), so it may go to an unproven one.
+   */
+  recipient: { userSid: string } | 'proof';
+}
+
+/**
+ * The one rule of who gets mail: an address the user proved to be theirs, as SQL over a
+ * user sid and an address (written once; used here and to choose digest recipients).
+ */
+export function provenAddress(userSid: unknown, email: unknown) {
+  return sql`EXISTS (SELECT 1 FROM proven_addresses pa WHERE pa.user_sid = ${userSid} AND pa.email = lower(${email}))`;
 }
 
 /**
  * Queues mail in the caller's transaction: it is sent (by the mail worker) only if
- * that transaction commits, and a crash after the commit never loses it.
+ * that transaction commits, and a crash after the commit never loses it. A message to an
+ * address its user has not proved is not queued (except a proof, see OutgoingMail).
  */
 export async function enqueueMail(tx: Db, mail: OutgoingMail | OutgoingMail[]): Promise<void> {
   const list = Array.isArray(mail) ? mail : [mail];
   if (!list.length) return;
-  await tx.insert(mailOutbox).values(list.map((m) => ({ toAddress: m.to, subject: m.subject, body: m.body })));
+  const rows = list.map((m) => sql`(${m.to}::text, ${m.subject}::text, ${m.body}::text,
+    ${m.recipient === 'proof' ? null : m.recipient.userSid}::text, ${m.recipient === 'proof'}::boolean)`);
+  await tx.execute(sql`
+    INSERT INTO mail_outbox (to_address, subject, body)
+    SELECT m.to_address, m.subject, m.body FROM (VALUES ${sql.join(rows, sql`, `)}) AS m(to_address, subject, body, user_sid, is_proof)
+     WHERE m.is_proof OR ${provenAddress(sql`m.user_sid`, sql`m.to_address`)}`);
 }

@@ -22,7 +22,7 @@ describe('SIGKILL in a burst of cell writes (PostgreSQL)', () => {
       const database = await freshDatabase('kill');
       const env = { INITIAL_CREDITS: OPENING };
       const first = await startTracked({ databaseUrl: database.url, workers, env });
-      const ws = await pricedWorkspace(first.baseUrl, { label: 'killed', price: '0.01', columns: COLUMNS, rows: ROWS });
+      const ws = await pricedWorkspace(first, { label: 'killed', price: '0.01', columns: COLUMNS, rows: ROWS });
 
       const writes: Write[] = [];
       let killedAt = 0;

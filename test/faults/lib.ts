@@ -285,8 +285,10 @@ export interface PricedWorkspace extends SmallWorkspace {
 }
 
 /** newSmallWorkspaceAt, plus a widget costing `price` per cell write, its columns and rows. */
-export async function pricedWorkspace(baseUrl: string, options: { label: string; price: string; columns: number; rows: number }): Promise<PricedWorkspace> {
-  const ws = await newSmallWorkspaceAt(baseUrl, options.label, 0);
+export async function pricedWorkspace(
+  server: { baseUrl: string; dataDir: string }, options: { label: string; price: string; columns: number; rows: number },
+): Promise<PricedWorkspace> {
+  const ws = await newSmallWorkspaceAt(server, options.label, 0);
   const api: Api = ws.api;
   const widget = expectStatus(await api.post(recordPaths.widgetList(ws.org.sid), {
     name: `Priced ${unique('w')}`, description: 'a priced widget', price: options.price, addable_at_readonly: false,

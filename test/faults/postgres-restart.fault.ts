@@ -31,7 +31,7 @@ describe('PostgreSQL restarted under load', () => {
     try {
       const server = await startTracked({ databaseUrl: cluster.url, workers: 2, env: { INITIAL_CREDITS: '100.00' } });
       try {
-        const ws = await pricedWorkspace(server.baseUrl, { label: 'pgdown', price: '0.01', columns: 2, rows: 4 });
+        const ws = await pricedWorkspace(server, { label: 'pgdown', price: '0.01', columns: 2, rows: 4 });
         const api = new Api(ws.user.token, 'token', server.baseUrl);
 
         // Every cell exists first (a POST cut by the outage may or may not have created its

@@ -31,7 +31,7 @@ describe('SIGTERM with requests in flight (PostgreSQL)', () => {
       try {
         const env = { INITIAL_CREDITS: '10.00' };
         const server = await startTracked({ databaseUrl: database.url, workers, env });
-        const ws = await pricedWorkspace(server.baseUrl, { label: 'sigterm', price: '0.01', columns: COLUMNS, rows: 1 });
+        const ws = await pricedWorkspace(server, { label: 'sigterm', price: '0.01', columns: COLUMNS, rows: 1 });
         const row = ws.rows[0];
         const writes: Write[] = [];
         const cells: string[] = [];

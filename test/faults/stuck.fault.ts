@@ -20,7 +20,7 @@ describe('a stuck database (PostgreSQL)', () => {
       const server = await startTracked({
         databaseUrl: database.url, workers: 1, env: { INITIAL_CREDITS: '10.00', STATEMENT_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS) },
       });
-      const ws = await pricedWorkspace(server.baseUrl, { label: 'stuck', price: '0.25', columns: 1, rows: 1 });
+      const ws = await pricedWorkspace(server, { label: 'stuck', price: '0.25', columns: 1, rows: 1 });
       const row = ws.rows[0];
       const created = await attempt('POST', server.baseUrl + recordPaths.cellList(ws.org.sid, 'detail', { row__sid: row.sid }), {
         token: ws.user.token, body: { column: ws.priced[0].sid, data: 'before' },

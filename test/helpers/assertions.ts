@@ -21,6 +21,7 @@ export const MESSAGES = {
   lastAdmin: 'An organization needs at least one active administrator; make another member an administrator first.',
   nulCharacter: 'Null characters are not allowed.',
   notJson: 'JSON parse error - the request body is not valid JSON.',
+  emailNotVerified: 'Prove your email address first: follow the link mailed to it (POST /accounts/verifyemail/resend/ mails a new one).',
 } as const;
 
 function where(context: string): string {

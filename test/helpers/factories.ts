@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Api, anonymous, describeAnswer, withQuery, type Answer, type Query } from './http.ts';
 import { assertPage, expectStatus } from './assertions.ts';
+import { readMail } from './mail.ts';
+import { BASE_URL, DATA_DIR } from './env.ts';
 
 // ------------------------------------------------------------------- paths --
 
@@ -17,6 +19,8 @@ export const PATHS = {
   logout: '/accounts/logout/',
   forgetpassword: '/accounts/forgetpassword/',
   resetpassword: '/accounts/resetpassword/',
+  verifyemail: '/accounts/verifyemail/',
+  resendproof: '/accounts/verifyemail/resend/',
   openapi: '/openapi.json',
   docs: '/docs/',
 } as const;
@@ -88,16 +92,47 @@ export async function login(user: { email: string; password: string }): Promise<
   return res.json.token as string;
 }
 
-/** Signs up and logs in a fresh user with a unique email. */
-export async function newUser(label = 'user'): Promise<TestUser> {
+/** The subject of the mail that proves an address. */
+export const PROOF_SUBJECT = /^Prove your email address/;
+
+/**
+ * Proves `email` the way its owner would: reads the proof mail the server sent to it and
+ * POSTs its tag to /accounts/verifyemail/. `server`: another server than the harness's.
+ */
+export async function proveEmail(email: string, server: { baseUrl: string; dataDir: string } = { baseUrl: BASE_URL, dataDir: DATA_DIR }): Promise<void> {
+  const mail = await readMail(email, { dataDir: server.dataDir, subject: PROOF_SUBJECT });
+  assert.ok(mail.verifyTag, `the proof mail to ${email} carries a /accounts/verifyemail/?tag= link:\n${mail.body}`);
+  const res = await anonymous.at(server.baseUrl).post(PATHS.verifyemail, undefined, { query: { tag: mail.verifyTag } });
+  expectStatus(res, 200, `proving ${email}`);
+}
+
+/**
+ * Asserts that `email` has no account: a signup with it (answered 201 either way) mails
+ * it the proof of a new account, not the notice that it already has one.
+ */
+export async function expectNoAccount(email: string): Promise<void> {
+  expectStatus(await signup({ email, password: strongPassword() }), 201, `signup with ${email}`);
+  const mail = await readMail(email);
+  assert.match(mail.subject, PROOF_SUBJECT, `${email} must not have had an account (the signup mailed "${mail.subject}")`);
+}
+
+/**
+ * Signs up a fresh user with a unique email, proves the email by the mailed link (as a
+ * person would) and logs in. `server`: another server than the harness's.
+ */
+export async function newUser(label = 'user', server?: { baseUrl: string; dataDir: string }): Promise<TestUser> {
   const email = uniqueEmail(label);
   const password = strongPassword();
   const first_name = label.charAt(0).toUpperCase() + label.slice(1);
   const last_name = `Tester-${randomBytes(2).toString('hex')}`;
-  const created = await signup({ email, password, first_name, last_name });
+  const anon = server ? anonymous.at(server.baseUrl) : anonymous;
+  const created = await anon.post(PATHS.signup, { email, password, first_name, last_name });
   expectStatus(created, 201, `signup of ${email}`);
-  const token = await login({ email, password });
-  return { sid: created.json.sid, email, password, first_name, last_name, token, api: new Api(token) };
+  await proveEmail(email, server);
+  const res = await anon.post(PATHS.auth, { username: email, password });
+  expectStatus(res, 200, `login of ${email}`);
+  const token = res.json.token as string;
+  return { sid: res.json.user.sid, email, password, first_name, last_name, token, api: new Api(token, 'token', server?.baseUrl) };
 }
 
 // ----------------------------------------------------------- organizations --

@@ -14,6 +14,8 @@ export interface Mail {
   body: string;
   /** The one-time tag of a reset or invitation link in the body, if any. */
   tag: string | null;
+  /** The one-time tag of a link that proves the address (/accounts/verifyemail/?tag=…), if any. */
+  verifyTag: string | null;
 }
 
 function decodeQuotedPrintable(text: string): string {
@@ -54,6 +56,7 @@ export function parseEml(raw: string, file = ''): Mail {
     ? decodeQuotedPrintable(rawBody)
     : encoding === 'base64' ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64').toString('utf8') : rawBody;
   const tag = /\/accounts\/resetpassword\/\?tag=([A-Za-z0-9_%-]+)/.exec(body)?.[1];
+  const verifyTag = /\/accounts\/verifyemail\/\?tag=([A-Za-z0-9_%-]+)/.exec(body)?.[1];
   return {
     file,
     headers,
@@ -62,6 +65,7 @@ export function parseEml(raw: string, file = ''): Mail {
     subject: headers.subject ?? '',
     body,
     tag: tag ? decodeURIComponent(tag) : null,
+    verifyTag: verifyTag ? decodeURIComponent(verifyTag) : null,
   };
 }
 
@@ -87,17 +91,23 @@ export function mailTo(to: string, dataDir = DATA_DIR): Mail[] {
   const found: Mail[] = [];
   for (const file of files) {
     const full = path.join(dir, file);
-    let raw: string;
-    try {
-      raw = fs.readFileSync(full, 'utf8');
-    } catch {
-      continue;
+    let mail = parsed.get(full);
+    if (!mail) {
+      let raw: string;
+      try {
+        raw = fs.readFileSync(full, 'utf8');
+      } catch {
+        continue;
+      }
+      mail = parseEml(raw, full);
+      parsed.set(full, mail); // a delivered .eml never changes (it is renamed into place whole)
     }
-    const mail = parseEml(raw, full);
     if (addresses(mail.to).includes(to.toLowerCase())) found.push(mail);
   }
   return found;
 }
+
+const parsed = new Map<string, Mail>();
 
 const taken = new Set<string>();
 

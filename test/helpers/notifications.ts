@@ -4,7 +4,26 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Api as ApiClass, http, withQuery, type Answer, type Api, type Query } from './http.ts';
 import { assertKeys, assertPage, expectStatus, SID_RE, TIMESTAMP_RE } from './assertions.ts';
-import { unique, type Serializer } from './factories.ts';
+import { PROOF_SUBJECT, unique, type Serializer } from './factories.ts';
+import { readMail } from './mail.ts';
+import type { TestSmtpServer } from './smtp.ts';
+
+/** How a test reads the tag of the proof mail a server sent to an address. */
+export type ProofReader = (email: string) => Promise<string>;
+
+/** The proof's tag from the .eml files a server writes under `dataDir`/mail. */
+export const proofFromFiles = (dataDir: string): ProofReader => async (email) => {
+  const mail = await readMail(email, { dataDir, subject: PROOF_SUBJECT });
+  assert.ok(mail.verifyTag, mail.body);
+  return mail.verifyTag;
+};
+
+/** The proof's tag from the messages a test SMTP server received. */
+export const proofFromSmtp = (mailbox: TestSmtpServer): ProofReader => async (email) => {
+  const proof = () => mailbox.to(email).find((m) => PROOF_SUBJECT.test(m.subject) && m.verifyTag);
+  await mailbox.waitFor(() => proof() !== undefined, `the proof mail to ${email}`);
+  return proof()!.verifyTag!;
+};
 
 export const notificationPaths = {
   list: (orgSid: string, serializer: Serializer | string = 'detail', query?: Query, level = 'organization') =>
@@ -199,7 +218,9 @@ export interface Person {
  * extra server may have a database of its own, so the usual factories, which talk to
  * the harness's server, do not serve).
  */
-export async function newOrganizationAt(baseUrl: string, members: number, label = 'w'): Promise<{ org: { sid: string; name: string }; admin: Person; members: Person[] }> {
+export async function newOrganizationAt(
+  baseUrl: string, members: number, label: string, readProof: ProofReader,
+): Promise<{ org: { sid: string; name: string }; admin: Person; members: Person[] }> {
   const signupAndLogin = async (who: string) => {
     const email = `${unique(`${label}${who}`)}@records.test`;
     const password = `Pw-${unique('p')}-9!`;
@@ -207,9 +228,12 @@ export async function newOrganizationAt(baseUrl: string, members: number, label 
     const last_name = `Tester-${unique('t').slice(-4)}`;
     const signedUp = await http('POST', '/accounts/signup/', { baseUrl, body: { email, password, first_name, last_name } });
     expectStatus(signedUp, 201, `signup at ${baseUrl}`);
+    // Proved as its owner would, with the mailed link (the accounts' subject here is not the proof).
+    const tag = await readProof(email);
+    expectStatus(await http('POST', '/accounts/verifyemail/', { baseUrl, query: { tag } }), 200, `proving ${email}`);
     const auth = await http('POST', '/accounts/auth/', { baseUrl, body: { username: email, password } });
     expectStatus(auth, 200, `login at ${baseUrl}`);
-    return { sid: signedUp.json.sid as string, email, first_name, last_name, api: new ApiClass(auth.json.token, 'token', baseUrl) };
+    return { sid: auth.json.user.sid as string, email, first_name, last_name, api: new ApiClass(auth.json.token, 'token', baseUrl) };
   };
   const owner = await signupAndLogin('admin');
   const created = await owner.api.post(`/organizations/organization/list/user/${owner.sid}/detail/`, { name: `Org ${unique('o')}` });

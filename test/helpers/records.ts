@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Api, anonymous, withQuery, type Answer, type Query } from './http.ts';
 import { assertKeys, assertPage, expectStatus, MONEY_RE, SID_RE, TIMESTAMP_RE } from './assertions.ts';
-import { addMember, newOrganization, unique, type Serializer, type TestMember } from './factories.ts';
+import { addMember, newOrganization, proveEmail, unique, type Serializer, type TestMember } from './factories.ts';
 
 // ------------------------------------------------------------------ paths --
 
@@ -331,17 +331,21 @@ export interface SmallWorkspace {
 }
 
 /**
- * Builds a SmallWorkspace on the server at `baseUrl` (the factories talk to BASE_URL
- * only; this one serves tests that start a server of their own).
+ * Builds a SmallWorkspace on `server` (the factories talk to BASE_URL by default; this one
+ * serves tests that start a server of their own).
  */
-export async function newSmallWorkspaceAt(baseUrl: string, label = 'small', columnCount = 2): Promise<SmallWorkspace> {
+export async function newSmallWorkspaceAt(server: { baseUrl: string; dataDir: string }, label = 'small', columnCount = 2): Promise<SmallWorkspace> {
+  const { baseUrl } = server;
   const guest = new Api(null, 'token', baseUrl);
   const email = `${unique(label)}@records.test`;
   const password = `Pw-${unique('p')}-9!`;
   const first_name = label.charAt(0).toUpperCase() + label.slice(1);
   const last_name = 'Tester';
-  const signed = expectStatus(await guest.post('/accounts/signup/', { email, password, first_name, last_name }), 201, 'signup').json;
-  const token = expectStatus(await guest.post('/accounts/auth/', { username: email, password }), 200, 'login').json.token as string;
+  expectStatus(await guest.post('/accounts/signup/', { email, password, first_name, last_name }), 201, 'signup');
+  await proveEmail(email, server); // the mailed link, read from the server's DATA_DIR/mail
+  const auth = expectStatus(await guest.post('/accounts/auth/', { username: email, password }), 200, 'login').json;
+  const token = auth.token as string;
+  const signed = { sid: auth.user.sid as string };
   const api = new Api(token, 'token', baseUrl);
   const org = await created(await api.post(`/organizations/organization/list/user/${signed.sid}/detail/`, { name: `Org ${unique('o')}` }), 'organization');
   const personnel = assertPage(await api.get(`/organizations/personnel/list/organization/${org.sid}/name/`)).results[0];

@@ -19,11 +19,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DB_KIND } from '../helpers/env.ts';
-import { expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
+import { MESSAGES, expectDetail, expectFieldErrors, expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { behindTheApi, type Runner } from '../helpers/behind.ts';
 import { Api, anonymous } from '../helpers/http.ts';
-import { PATHS, strongPassword, uniqueEmail } from '../helpers/factories.ts';
+import { PATHS, PROOF_SUBJECT, proveEmail, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { readMail } from '../helpers/mail.ts';
 
 const IDLE_MINUTES = 5;
@@ -52,6 +52,7 @@ async function account(sessions: number): Promise<{ sid: string; tokens: string[
   const password = strongPassword();
   const created = await anonymous.at(server.baseUrl).post(PATHS.signup, { email, password });
   expectStatus(created, 201, 'signup');
+  await proveEmail(email, server);
   const tokens: string[] = [];
   for (let i = 0; i < sessions; i += 1) {
     const res = await anonymous.at(server.baseUrl).post(PATHS.auth, { username: email, password });
@@ -92,6 +93,30 @@ describe('idle session tokens', () => {
       assert.deepEqual(rows.map((r) => [r.kind, r.fresh]), [['apikey', true], ['session', false], ['session', true]],
         'the used session and key are recorded as used now; the ended session stays stale');
     });
+  });
+});
+
+describe('proof links expire', () => {
+  test('a proof link is valid 24 hours: once expired it is 400 and proves nothing', async () => {
+    const email = uniqueEmail('expiring');
+    const password = strongPassword();
+    expectStatus(await anonymous.at(server.baseUrl).post(PATHS.signup, { email, password }), 201, 'signup');
+    const proof = await readMail(email, { dataDir: server.dataDir, subject: PROOF_SUBJECT });
+    await changeBehindTheApi(async (run) => {
+      const { rows } = await run(
+        `SELECT extract(epoch FROM expires_at - date_created)::int AS seconds FROM email_proofs
+          WHERE user_sid = (SELECT sid FROM users WHERE lower(email) = lower($1))`, [email]);
+      assert.deepEqual(rows.map((r) => r.seconds), [24 * 3600], 'one tag, valid 24 hours');
+      await run(`UPDATE email_proofs SET expires_at = now() - interval '1 second'
+                  WHERE user_sid = (SELECT sid FROM users WHERE lower(email) = lower($1))`, [email]);
+    });
+    const api = anonymous.at(server.baseUrl);
+    expectFieldErrors(await api.post(PATHS.verifyemail, undefined, { query: { tag: proof.verifyTag } }),
+      { tag: ['This link is invalid, used or expired; ask for a new one.'] });
+    const auth = await api.post(PATHS.auth, { username: email, password });
+    expectStatus(auth, 200);
+    expectDetail(await new Api(auth.json.token, 'token', server.baseUrl).get(`/organizations/organization/list/user/${auth.json.user.sid}/name/`),
+      403, MESSAGES.emailNotVerified, 'still unproven');
   });
 });
 
@@ -142,6 +167,7 @@ describe('secrets at rest and in logs', () => {
     const api = anonymous.at(server.baseUrl);
     const created = await api.post(PATHS.signup, { email, password });
     expectStatus(created, 201, 'signup');
+    await proveEmail(email, server);
     const login = await api.post(PATHS.auth, { username: email, password });
     expectStatus(login, 200, 'login');
     const token = login.json.token as string;

@@ -8,26 +8,39 @@ import {
   MESSAGES, assertShape, expectDetail, expectFieldErrors, expectInvalidToken, expectMethodNotAllowed,
   expectNotAuthenticated, expectStatus,
 } from '../helpers/assertions.ts';
-import { PATHS, authenticate, login, newUser, signup, strongPassword, uniqueEmail } from '../helpers/factories.ts';
+import { PATHS, authenticate, login, newUser, paths, proveEmail, signup, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { mailTo, readMail } from '../helpers/mail.ts';
 
 const checktoken = (api: Api) => api.get(PATHS.checktoken);
 
+/** Sets a new password for `email` through the reset mail; returns it. */
+async function resetAgain(email: string): Promise<string> {
+  expectStatus(await anonymous.post(PATHS.forgetpassword, { email }), 200);
+  const mail = await readMail(email);
+  const password = strongPassword();
+  expectStatus(await anonymous.post(PATHS.resetpassword, { password }, { query: { tag: mail.tag } }), 200);
+  return password;
+}
+
 describe('signup', () => {
-  test('201 {sid, email, first_name, last_name}; the password is not echoed', async () => {
+  test('201 {sid, email, first_name, last_name, is_email_verified: false}; the password is not echoed; the mailed link proves the email', async () => {
     const email = uniqueEmail('signup');
     const password = strongPassword();
     const res = await signup({ email, password, first_name: 'Ada', last_name: 'Lovelace' });
     expectStatus(res, 201);
-    assertShape(res.json, 'user');
     const { sid: _sid, ...rest } = res.json;
-    assert.deepEqual(rest, { email, first_name: 'Ada', last_name: 'Lovelace' });
+    assert.deepEqual(rest, { email, first_name: 'Ada', last_name: 'Lovelace', is_email_verified: false });
     assert.ok(!res.text.includes(password), 'the password must not appear in the answer');
     assert.ok(!/password/i.test(res.text), 'no password field in the answer');
-    // The account works.
+    // The account signs in, but may only prove its email until it has.
     const auth = await authenticate(email, password);
     expectStatus(auth, 200);
     assert.equal(auth.json.user.sid, res.json.sid);
+    const api = new Api(auth.json.token);
+    expectStatus(await checktoken(api), 200, 'checktoken works before the proof');
+    expectDetail(await api.get(paths.organizationList(res.json.sid, 'name')), 403, MESSAGES.emailNotVerified, 'anything else waits for the proof');
+    await proveEmail(email);
+    expectStatus(await api.get(paths.organizationList(res.json.sid, 'name')), 200, 'the same token works once the email is proved');
   });
 
   test('first and last name are optional (empty strings)', async () => {
@@ -38,13 +51,20 @@ describe('signup', () => {
     assert.equal(res.json.last_name, '');
   });
 
-  test('a duplicate email (in any case) is refused with 400 on email, and the first account is untouched', async () => {
-    const email = uniqueEmail('dup');
-    const password = strongPassword();
-    expectStatus(await signup({ email, password }), 201);
-    expectFieldErrors(await signup({ email, password: strongPassword() }), { email: ['A user with this email already exists.'] });
-    expectFieldErrors(await signup({ email: email.toUpperCase(), password: strongPassword() }), ['email']);
-    expectStatus(await authenticate(email, password), 200, 'the first password still signs in');
+  test('an email that has an account (in any case) gets the same 201; the address is told, the first account is untouched', async () => {
+    const user = await newUser('dup');
+    for (const email of [user.email, user.email.toUpperCase()]) {
+      const res = await signup({ email, password: strongPassword(), first_name: 'Mallory' });
+      expectStatus(res, 201, 'the same answer as for a new email');
+      const { sid, ...rest } = res.json;
+      assert.deepEqual(rest, { email, first_name: 'Mallory', last_name: '', is_email_verified: false });
+      assert.notEqual(sid, user.sid, 'the answer does not name the existing account');
+      const mail = await readMail(user.email);
+      assert.equal(mail.subject, 'You already have a Records Service account');
+      assert.ok(mail.tag && !mail.verifyTag, `a reset link, no proof link:\n${mail.body}`);
+    }
+    expectStatus(await authenticate(user.email, user.password), 200, 'the first password still signs in');
+    expectStatus(await user.api.get(paths.organizationList(user.sid, 'name')), 200, 'the account is still proven');
   });
 
   test('bad email, short password and an unknown field: 400 with every field error at once, nothing written', async () => {
@@ -199,6 +219,25 @@ describe('password reset', () => {
     const again = await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: mail.tag } });
     expectFieldErrors(again, { tag: ['This link is invalid or has expired; ask for a new one.'] }, 'the tag is used up');
     expectStatus(await authenticate(user.email, newPassword), 200, 'the refused reuse changed nothing');
+  });
+
+  test('the reset mail lists the API keys, which stay valid after the reset; the owner lists and deletes them', async () => {
+    const user = await newUser('resetkeys');
+    const key = await user.api.post(paths.apikeyList(user.sid, 'detail'), { name: 'nightly import' });
+    expectStatus(key, 201);
+    expectStatus(await anonymous.post(PATHS.forgetpassword, { email: user.email }), 200);
+    const mail = await readMail(user.email);
+    assert.match(mail.body, /Your API keys stay valid after a reset\. They are:/);
+    assert.ok(mail.body.includes(`nightly import (sid ${key.json.sid}), created ${key.json.date_created}`), mail.body);
+    assert.ok(!mail.body.includes(key.json.key), 'never the key itself');
+    expectStatus(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: mail.tag } }), 200);
+    const bearer = new Api(key.json.key, 'Bearer');
+    expectStatus(await checktoken(bearer), 200, 'the key stays valid, as the mail said');
+    const fresh = new Api((await authenticate(user.email, (await resetAgain(user.email)))).json.token);
+    const listed = await fresh.get(paths.apikeyList(user.sid, 'list'));
+    assert.deepEqual(listed.json.results.map((k: { sid: string }) => k.sid), [key.json.sid], 'the owner sees it');
+    expectStatus(await fresh.delete(paths.apikeyDetail(key.json.sid)), 200);
+    expectInvalidToken(await checktoken(bearer), 'and revokes it');
   });
 
   test('a newer request leaves an older tag valid until one is used; then both are spent', async () => {

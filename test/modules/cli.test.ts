@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../helpers/http.ts';
-import { assertKeys, assertPage, expectStatus } from '../helpers/assertions.ts';
-import { PATHS, paths, strongPassword, uniqueEmail, unique } from '../helpers/factories.ts';
+import { MESSAGES, assertKeys, assertPage, expectDetail, expectStatus } from '../helpers/assertions.ts';
+import { PATHS, PROOF_SUBJECT, paths, strongPassword, uniqueEmail, unique } from '../helpers/factories.ts';
 import { BASE_URL, DATA_DIR, DB_KIND, INITIAL_CREDITS, PROJECT_ROOT, TEST_DATABASE_URL } from '../helpers/env.ts';
 import { cleanEnv, startServer } from '../helpers/server.ts';
 import { readMail } from '../helpers/mail.ts';
@@ -108,7 +108,7 @@ describe('operator CLI', () => {
       assert.equal(res.stderr, '');
       assert.match(res.stdout, /^The Records Service operator CLI\.\n\nUsage: npm run cli -- <command>/);
       const commands = [...res.stdout.matchAll(/^  ([a-z-]+)(?: --|$)/gm)].map((m) => m[1]).sort();
-      assert.deepEqual(commands, ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'openapi']);
+      assert.deepEqual(commands, ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'openapi', 'prove-email']);
       assert.match(res.stdout, /stop the server before using the CLI on it/);
       assert.match(res.stdout, /Passwords are never taken as arguments/);
     }
@@ -184,9 +184,35 @@ describe('operator CLI', () => {
     await throughServer(async (anon) => {
       const session = await signIn(anon, email, password);
       assert.equal(session.sid, user.sid);
-      // The refused one made no account.
+      // A CLI account counts as proven: it may do more than prove its email.
+      expectStatus(await session.api.get(paths.organizationList(session.sid, 'name')), 200, 'a CLI account is proven');
+      // The refused one made no account: a signup with it gets the proof of a new account.
       expectStatus(await anon.post(PATHS.signup, { email: other, password: strongPassword() }), 201);
+      const mail = await readMail(other, { dataDir: DB_KIND === 'postgres' ? DATA_DIR : cliDataDir });
+      assert.match(mail.subject, PROOF_SUBJECT);
     });
+  });
+
+  test('prove-email: marks an account\'s email proven (then it may do more than prove it); an unknown email is refused', async () => {
+    const email = uniqueEmail('cliprove');
+    const password = strongPassword();
+    const dataDir = DB_KIND === 'postgres' ? DATA_DIR : cliDataDir;
+    let sid = '';
+    await throughServer(async (anon) => {
+      expectStatus(await anon.post(PATHS.signup, { email, password }), 201);
+      await readMail(email, { dataDir, subject: PROOF_SUBJECT }); // the link is not used
+      const session = await signIn(anon, email, password);
+      sid = session.sid;
+      expectDetail(await session.api.get(paths.organizationList(sid, 'name')), 403, MESSAGES.emailNotVerified, 'unproven');
+    });
+    const proved = ok(await cli('prove-email', '--email', email.toUpperCase()));
+    assert.deepEqual(proved, { sid, email, is_email_verified: true });
+    await throughServer(async (anon) => {
+      const session = await signIn(anon, email, password);
+      expectStatus(await session.api.get(paths.organizationList(sid, 'name')), 200, 'proven by the operator');
+    });
+    assert.deepEqual(failed(await cli('prove-email', '--email', uniqueEmail('nobody')), 1).error.startsWith('no account with email'), true);
+    failed(await cli('prove-email'), 2);
   });
 
   test('create-organization for an existing account: that account is its Admin, with the credits given', async () => {

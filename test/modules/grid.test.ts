@@ -205,7 +205,7 @@ describe('the grid: cost', () => {
 
   test('the same number of queries for a page of 1, 10 and 40 rows (Server-Timing, SERVER_TIMING=true)', async () => {
     server = await startServer({ env: { SERVER_TIMING: 'true' } });
-    const small = await newSmallWorkspaceAt(server.baseUrl, 'gridcost', 3);
+    const small = await newSmallWorkspaceAt(server, 'gridcost', 3);
     const rowsPath = recordPaths.rowList(small.org.sid, 'detail', { table__sid: small.table.sid, project__sid: small.project.sid });
     const made = await Promise.all(Array.from({ length: 40 }, (_, i) => small.api.post(rowsPath, { name: `cost ${i}` })));
     for (const res of made) expectStatus(res, 201);

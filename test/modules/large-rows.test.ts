@@ -60,7 +60,7 @@ const content = (cell: number, change: number) => `${cell}.${change}:`.padEnd(CE
 
 before(async () => {
   server = await startServer({ workers: 1, env: { NODE_OPTIONS: '--max-old-space-size=192' } });
-  ws = await newSmallWorkspaceAt(server.baseUrl, 'large', 11);
+  ws = await newSmallWorkspaceAt(server, 'large', 11);
   row = expectStatus(await ws.api.post(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid }), { name: 'Wide' }), 201).json;
   for (let c = 0; c < 10; c += 1) {
     cells.push(expectStatus(await ws.api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: row.sid }), { column: ws.columns[c].sid, data: content(c, 0) }), 201, `cell ${c}`).json);

@@ -19,7 +19,7 @@ import { expectStatus } from '../helpers/assertions.ts';
 import { unique } from '../helpers/factories.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { TestSmtpServer } from '../helpers/smtp.ts';
-import { newOrganizationAt, notificationPaths, sendNotification } from '../helpers/notifications.ts';
+import { newOrganizationAt, proofFromSmtp, notificationPaths, sendNotification } from '../helpers/notifications.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -77,7 +77,7 @@ test('one digest per member who wants it, listing last week\'s unread notificati
   let world: Awaited<ReturnType<typeof newOrganizationAt>>;
   const subjects = [0, 1, 2].map((i) => `Weekly ${i} ${unique('w')}`);
   try {
-    world = await newOrganizationAt(setup.baseUrl, 3, 'digest');
+    world = await newOrganizationAt(setup.baseUrl, 3, 'digest', proofFromSmtp(mailbox));
     const [wants, reader, quiet] = world.members;
     for (const who of [wants, reader]) {
       expectStatus(await who.api.patch(`/organizations/personnel/detail/${who.personnel.sid}/`, { should_receive_weekly_digest: true }), 200, 'opting in');

@@ -14,7 +14,7 @@ import { startServer, type RunningServer } from '../helpers/server.ts';
 import { createCell, createRow, newWorkspace } from '../helpers/records.ts';
 import { anonymous, Api } from '../helpers/http.ts';
 import {
-  assertNotification, newOrganizationAt, notificationPaths, openStream, sendNotification, type Stream,
+  assertNotification, newOrganizationAt, proofFromFiles, notificationPaths, openStream, sendNotification, type Stream,
 } from '../helpers/notifications.ts';
 
 /** Within a second (spec of the issue), with some room for a busy test machine. */
@@ -200,7 +200,7 @@ describe('keep-alive and shutdown', () => {
   test('stopping a server ends its open streams at once and the process exits promptly', async () => {
     const server = await startServer(DB_KIND === 'postgres' ? { dataDir: DATA_DIR } : {});
     try {
-      const world = await newOrganizationAt(server.baseUrl, 1, 'stop');
+      const world = await newOrganizationAt(server.baseUrl, 1, 'stop', proofFromFiles(server.dataDir));
       const s = await stream(world.members[0].api);
       assert.equal(s.status, 200);
       const started = Date.now();

@@ -15,7 +15,7 @@ import { expectStatus } from '../helpers/assertions.ts';
 import { unique } from '../helpers/factories.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { TestSmtpServer } from '../helpers/smtp.ts';
-import { newOrganizationAt, sendNotification } from '../helpers/notifications.ts';
+import { newOrganizationAt, proofFromSmtp, sendNotification } from '../helpers/notifications.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -71,7 +71,7 @@ describe('notification email over SMTP', () => {
   before(async () => {
     mailbox = await smtp();
     [server] = await mailServers(mailbox.url);
-    world = await newOrganizationAt(server.baseUrl, 3, 'smtp');
+    world = await newOrganizationAt(server.baseUrl, 3, 'smtp', proofFromSmtp(mailbox));
   });
 
   test('exactly one message per email: should_email reaches every recipient; the setting reaches those who want it', async () => {
@@ -135,7 +135,7 @@ describe('two server processes on one PostgreSQL database', { skip: DB_KIND !== 
   test('deliver each message exactly once', async () => {
     const mailbox = await smtp();
     const [a, b] = await mailServers(mailbox.url, 2);
-    const { org, admin, members } = await newOrganizationAt(a.baseUrl, 6, 'twice');
+    const { org, admin, members } = await newOrganizationAt(a.baseUrl, 6, 'twice', proofFromSmtp(mailbox));
     const through = [admin.api, admin.api.at(b.baseUrl)];
     const subject = `Once ${unique('o')}`;
     const sends = [];

@@ -178,6 +178,14 @@ const TABLE: Walk[] = [
     route: 'POST /accounts/resetpassword/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
     path: () => '/accounts/resetpassword/?tag=not-a-tag', body: () => ({ password: 'correct horse battery' }),
   },
+  {
+    route: 'POST /accounts/verifyemail/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
+    path: () => '/accounts/verifyemail/?tag=not-a-tag',
+  },
+  {
+    route: 'POST /accounts/verifyemail/resend/', note: 'every caller here has proved their email', expect: E(200, 200, 200, 200, 200, 200, 200, 401),
+    path: () => '/accounts/verifyemail/resend/',
+  },
   // --- the session
   { route: 'GET /accounts/checktoken/', expect: E(200, 200, 200, 200, 200, 200, 200, 401), path: () => '/accounts/checktoken/' },
   ...(['GET', 'POST'] as const).map((method): Walk => ({

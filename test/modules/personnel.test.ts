@@ -11,7 +11,7 @@ import {
 } from '../helpers/assertions.ts';
 import {
   addMember, authenticate, getPersonnel, isoDay, listPersonnel, newOrganization, newUser, paths, postPersonnel,
-  signup, strongPassword, uniqueEmail, type TestMember,
+  expectNoAccount, signup, strongPassword, uniqueEmail, type TestMember,
 } from '../helpers/factories.ts';
 import { readMail } from '../helpers/mail.ts';
 
@@ -45,7 +45,7 @@ function newPerson(label = 'new') {
 
 /** The email has no account: signing up with it works (so a refused POST made none). */
 async function assertNoAccount(email: string) {
-  expectStatus(await signup({ email, password: strongPassword() }), 201, `${email} must not have an account`);
+  await expectNoAccount(email);
 }
 
 describe('personnel by role', () => {
@@ -133,8 +133,14 @@ describe('personnel by role', () => {
     const res = await postPersonnel(w.admin.api, w.org.sid, { email: user.email, is_administrator: false, is_archived: false });
     expectStatus(res, 201);
     assertShape(res.json, 'personnel.detail');
-    assert.equal(res.json.first_name, user.first_name, 'names default to the account\'s');
-    assert.equal(res.json.last_name, user.last_name);
+    // Not the account's names: the answer is the same whether or not the address has an account.
+    assert.equal(res.json.first_name, '', 'names left out stay empty');
+    assert.equal(res.json.last_name, '');
+    assert.equal(res.json.name, user.email, 'the name falls back to the email');
+    const stranger = await postPersonnel(w.admin.api, w.org.sid, { email: uniqueEmail('noaccount'), is_administrator: false, is_archived: false });
+    expectStatus(stranger, 201);
+    const strip = (r: Record<string, unknown>) => ({ ...r, sid: '', email: '', name: '', date_updated: '' });
+    assert.deepEqual(strip(stranger.json), strip(res.json), 'an address without an account answers alike');
     assert.equal(res.json.title, '');
     assert.equal(res.json.date_end, null);
     assert.equal(res.json.is_administrator, false);
@@ -173,7 +179,8 @@ describe('personnel by role', () => {
     assert.ok(mail.tag, `the invitation carries a link with a tag:\n${mail.body}`);
     assert.ok(mail.body.includes(`${w.admin.first_name} ${w.admin.last_name} added you to ${w.org.name}`));
 
-    expectFieldErrors(await signup({ email: person.email, password: strongPassword() }), ['email'], 'the account exists');
+    const invited = await authenticate(person.email, 'any password at all');
+    expectStatus(invited, 406, 'the invited account has no password yet');
     const password = strongPassword();
     expectStatus(await anonymous.post('/accounts/resetpassword/', { password }, { query: { tag: mail.tag } }), 200);
     const auth = await authenticate(person.email, password);

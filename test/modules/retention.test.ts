@@ -78,7 +78,7 @@ describe('an API key\'s creation is never kept for a replay', () => {
 });
 
 describe('the retention job', () => {
-  test('deletes sent mail, idempotency entries, expired sessions and login failures past their time, and nothing younger', async () => {
+  test('deletes sent mail, idempotency entries, expired sessions and sign-in counters past their time, and nothing younger', async () => {
     const baseUrl = server!.baseUrl;
     // A sent mail (a reset link), an idempotency entry, a second session, a login failure.
     expectStatus(await http('POST', '/accounts/forgetpassword/', { baseUrl, body: { email } }), 200);
@@ -98,7 +98,7 @@ describe('the retention job', () => {
       mailId = sent.rows[0].id;
       assert.equal((await run(`UPDATE idempotency_keys SET date_created = now() - interval '25 hours' WHERE user_sid = $1 AND key = $2 RETURNING 1`, [userSid, idemKey])).rows.length, 1);
       assert.equal((await run(`UPDATE credentials SET last_used_at = now() - interval '31 minutes' WHERE key_hash = $1 RETURNING 1`, [sha256(old)])).rows.length, 1);
-      assert.equal((await run(`UPDATE login_failures SET window_start = now() - interval '16 minutes' WHERE key = $1 RETURNING 1`, [`account:${email.toLowerCase()}`])).rows.length, 1);
+      assert.equal((await run(`UPDATE rate_limits SET window_start = now() - interval '16 minutes', expires_at = now() - interval '1 minute' WHERE key = $1 RETURNING 1`, [`login:account:${email.toLowerCase()}`])).rows.length, 1);
     });
     // The job runs every second (on PostgreSQL in two processes): give it a few runs.
     await sleep(4_000);
@@ -109,7 +109,7 @@ describe('the retention job', () => {
       assert.equal(await count('SELECT count(*)::int AS n FROM idempotency_keys WHERE user_sid = $1 AND key = $2', [userSid, freshKey]), 1, 'a fresh entry stays');
       assert.equal(await count('SELECT count(*)::int AS n FROM credentials WHERE key_hash = $1', [sha256(old)]), 0, 'the expired session is deleted');
       assert.equal(await count('SELECT count(*)::int AS n FROM credentials WHERE key_hash = $1', [sha256(token)]), 1, 'the live session stays');
-      assert.equal(await count('SELECT count(*)::int AS n FROM login_failures WHERE key = $1', [`account:${email.toLowerCase()}`]), 0, 'the old failure is deleted');
+      assert.equal(await count('SELECT count(*)::int AS n FROM rate_limits WHERE key = $1', [`login:account:${email.toLowerCase()}`]), 0, 'the old failure count is deleted');
     });
     // The live session still works, at the server as it is now.
     expectStatus(await me().get('/accounts/checktoken/'), 200, 'the live session still works');

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Api } from '../helpers/http.ts';
 import { MESSAGES, assertPage, expectDetail, expectForbidden, expectInvalidToken, expectStatus } from '../helpers/assertions.ts';
-import { PATHS, newUser, paths, strongPassword, uniqueEmail } from '../helpers/factories.ts';
+import { PATHS, PROOF_SUBJECT, newUser, paths, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { DB_KIND } from '../helpers/env.ts';
 import { startServer } from '../helpers/server.ts';
 import { readMail } from '../helpers/mail.ts';
@@ -53,6 +53,9 @@ describe('extra server processes', () => {
       const password = strongPassword();
       const created = await anon.post(PATHS.signup, { email, password });
       expectStatus(created, 201);
+      const proof = await readMail(email, { dataDir: server.dataDir, subject: PROOF_SUBJECT });
+      assert.ok(proof.body.includes(`POST ${publicUrl}/accounts/verifyemail/?tag=${proof.verifyTag}`), proof.body);
+      expectStatus(await anon.post(PATHS.verifyemail, undefined, { query: { tag: proof.verifyTag } }), 200);
       const auth = await anon.post(PATHS.auth, { username: email, password });
       const api = new Api(auth.json.token, 'token', server.baseUrl);
       const org = await api.post(paths.organizationList(created.json.sid, 'detail'), { name: 'Public lab' });

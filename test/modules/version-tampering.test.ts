@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BASE_URL, DB_KIND } from '../helpers/env.ts';
+import { BASE_URL, DATA_DIR, DB_KIND } from '../helpers/env.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { behindTheApi, type Runner } from '../helpers/behind.ts';
@@ -31,7 +31,7 @@ before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-tamper-'));
     server = await startServer({ databaseUrl: null, dataDir });
   }
-  ws = await newSmallWorkspaceAt(server?.baseUrl ?? BASE_URL, 'tamper');
+  ws = await newSmallWorkspaceAt(server ?? { baseUrl: BASE_URL, dataDir: DATA_DIR }, 'tamper');
 });
 
 after(async () => {

@@ -4,11 +4,13 @@ import { actorOf } from '../../core/auth.js';
 import { errors } from '../../core/errors.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
-import { baseUrlOf } from '../../core/urls.js';
 import {
-  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, Detail,
+  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail,
 } from './schemas.js';
-import { createUser, login, logout, forgetPassword, resetPassword } from './service.js';
+import { signup, logout, mayMailAccount } from './service.js';
+import { login } from './signin.js';
+import { forgetPassword, resetPassword } from './reset.js';
+import { resendProof, verifyEmail } from './email-proof.js';
 
 const tags = ['accounts'];
 
@@ -18,20 +20,49 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     config: { auth: false },
     schema: {
       tags, summary: 'Create an account', security: [], body: SignupBody,
-      description: 'Off (403) when SIGNUP_ENABLED=false.',
-      response: { 201: SignupUser, 400: FieldErrors, 403: DetailError },
+      description: 'Answers 201 with is_email_verified: false and mails a link that proves the email '
+        + '(POST /accounts/verifyemail/?tag=…); until then the account may only prove it. The answer is the same '
+        + 'whether or not the email already has an account (that address is mailed instead). Off (403) when SIGNUP_ENABLED=false; '
+        + '429 when the client address asked for too many account emails this hour.',
+      response: { 201: SignupUser, 400: FieldErrors, 403: DetailError, 429: DetailError },
     },
   }, async (request, reply) => {
     if (!ctx.config.signupEnabled) throw errors.forbidden();
     const body = request.body as { email: string; password: string; first_name?: string; last_name?: string };
-    const user = await ctx.db.transaction((tx) => createUser(tx, body));
-    return reply.code(201).send(user);
+    return reply.code(201).send(await signup(ctx, body, request.ip));
+  });
+
+  app.post('/accounts/verifyemail/', {
+    config: { auth: false },
+    schema: {
+      tags, summary: 'Prove an email address with the tag mailed to it', security: [], querystring: VerifyQuery,
+      description: 'The tag is valid 24 hours and once. 400 on `tag` for a bad, used or expired one.',
+      response: { 200: Detail, 400: FieldErrors },
+    },
+  }, async (request) => {
+    await verifyEmail(ctx, (request.query as { tag: string }).tag);
+    return { detail: 'Email verified.' };
+  });
+
+  app.post('/accounts/verifyemail/resend/', {
+    config: { unproven: true },
+    schema: {
+      tags, summary: "Mail a new link that proves the caller's email",
+      description: 'Answers {"detail": "Email already verified."} when it is; 429 when the address got too many account emails this hour.',
+      response: { 200: Detail, 401: DetailError, 429: DetailError },
+    },
+  }, async (request) => {
+    const actor = actorOf(request);
+    const sent = await resendProof(ctx, { userSid: actor.userSid, email: actor.email, firstName: actor.firstName }, mayMailAccount);
+    return { detail: sent ? 'Verification e-mail has been sent.' : 'Email already verified.' };
   });
 
   app.post('/accounts/auth/', {
     config: { auth: false },
     schema: {
       tags, summary: 'Sign in: a token for the email (username) and password', security: [], body: AuthBody,
+      description: 'Failures are limited per client address and account, per client address, and (a slow-down) per account; '
+        + 'beyond them 429 with Retry-After. An account whose email is not proved yet signs in, but may only prove it.',
       response: { 200: AuthAnswer, 400: FieldErrors, 406: DetailError, 429: DetailError },
     },
   }, async (request) => {
@@ -40,10 +71,12 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get('/accounts/checktoken/', {
+    config: { unproven: true },
     schema: { tags, summary: 'Whether the token is valid', response: { 200: Detail, 401: DetailError } },
   }, async () => ({ detail: 'Valid token.' }));
 
   const logoutRoute = {
+    config: { unproven: true },
     schema: { tags, summary: 'End the session token', response: { 200: Detail, 401: DetailError } },
   };
   const logoutHandler = async (request: FastifyRequest) => {
@@ -58,11 +91,12 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     config: { auth: false },
     schema: {
       tags, summary: 'Email a password reset link', security: [], body: ForgetBody,
-      description: 'Answers the same whether or not the email has an account.',
-      response: { 200: Detail, 400: FieldErrors },
+      description: 'Answers the same, at once, whether or not the email has an account; the mail lists the API keys, '
+        + 'which stay valid. 429 when the client address asked for too many account emails this hour.',
+      response: { 200: Detail, 400: FieldErrors, 429: DetailError },
     },
   }, async (request) => {
-    await forgetPassword(ctx, (request.body as { email: string }).email, baseUrlOf(request, ctx.config.publicUrl));
+    await forgetPassword(ctx, (request.body as { email: string }).email, request.ip, request.log);
     return { detail: 'Password reset e-mail has been sent.' };
   });
 
@@ -70,7 +104,8 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     config: { auth: false },
     schema: {
       tags, summary: 'Set a new password with the emailed tag', security: [], body: ResetBody, querystring: ResetQuery,
-      description: 'The tag is valid 30 minutes (7 days for an invitation) and once. Every session of the account ends.',
+      description: 'The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else. '
+        + 'Setting the password proves the email (the tag was mailed to it) and ends every session of the account; API keys stay.',
       response: { 200: Detail, 400: FieldErrors },
     },
   }, async (request) => {
@@ -78,7 +113,8 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     return { detail: 'Password has been reset.' };
   });
 
-  for (const url of ['/accounts/signup/', '/accounts/auth/', '/accounts/forgetpassword/', '/accounts/resetpassword/']) {
+  for (const url of ['/accounts/signup/', '/accounts/auth/', '/accounts/forgetpassword/', '/accounts/resetpassword/',
+    '/accounts/verifyemail/', '/accounts/verifyemail/resend/']) {
     refuseOtherMethods(app, url, ['POST']);
   }
   refuseOtherMethods(app, '/accounts/checktoken/', ['GET']);

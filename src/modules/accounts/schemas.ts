@@ -5,7 +5,10 @@ export const Email = Type.String({ format: 'email', maxLength: 254, description:
 export const Password = Type.String({ minLength: 8, maxLength: 128, description: 'at least 8 characters' });
 
 export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() });
-export const SignupUser = Type.Object({ sid: Sid, email: Type.String(), first_name: Type.String(), last_name: Type.String() });
+export const SignupUser = Type.Object({
+  sid: Sid, email: Type.String(), first_name: Type.String(), last_name: Type.String(),
+  is_email_verified: Type.Boolean({ description: 'always false: the link mailed to the address proves it' }),
+});
 
 export const SignupBody = Body({ email: Email, password: Password, first_name: Type.Optional(Text(150)), last_name: Type.Optional(Text(150)) });
 export const AuthBody = Body({ username: Type.String({ maxLength: 254, minLength: 1, description: 'the email' }), password: Type.String({ maxLength: 128 }) });
@@ -13,6 +16,7 @@ export const AuthAnswer = Type.Object({ token: Type.String(), user: User });
 export const ForgetBody = Body({ email: Type.String({ maxLength: 254, minLength: 1 }) });
 export const ResetBody = Body({ password: Password });
 export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
+export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const Detail = Type.Object({ detail: Type.String() });
 
 export const ApiKeyShapes = {

@@ -3,8 +3,11 @@ import { query, type Db } from '../../db/client.js';
 import { users, credentials, passwordResets } from '../../db/schema.js';
 import { newSid, newSecret, hashSecret } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
+import { takeHits } from '../../core/rate-limit.js';
 import { enqueueMail } from '../../mail/outbox.js';
-import { hashPassword, checkPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
+import { createProofTag, proveAddress } from './email-proof.js';
+import { existingAccountMail, proofMail } from './mails.js';
 import type { AppContext } from '../../context.js';
 
 export interface UserPublic {
@@ -16,9 +19,8 @@ export interface UserPublic {
 
 const RESET_MINUTES = 30;
 const INVITATION_DAYS = 7;
-const FAILURE_WINDOW_SECONDS = 15 * 60;
-const MAX_FAILURES_PER_ACCOUNT = 10;
-const MAX_FAILURES_PER_ADDRESS = 50;
+/** Account mail (proof, reset, "you already have an account") one address receives per hour, at most. */
+const ACCOUNT_MAIL_PER_RECIPIENT_PER_HOUR = 5;
 
 function publicUser(row: { sid: string; email: string; firstName: string; lastName: string }): UserPublic {
   return { sid: row.sid, email: row.email, first_name: row.firstName, last_name: row.lastName };
@@ -30,10 +32,14 @@ export async function findUserByEmail(db: Db, email: string) {
   return row;
 }
 
-/** Creates an account; the email must be free (400 otherwise). */
+/**
+ * Creates an account; the email must be free (400 otherwise). `proven`: the email counts
+ * as proved (accounts the operator makes with the CLI).
+ */
 export async function createUser(
   db: Db,
   input: { email: string; password: string | null; first_name?: string; last_name?: string },
+  options: { proven?: boolean } = {},
 ): Promise<UserPublic> {
   if (await findUserByEmail(db, input.email)) throw errors.field('email', 'A user with this email already exists.');
   const [row] = await db.insert(users).values({
@@ -43,6 +49,7 @@ export async function createUser(
     lastName: input.last_name ?? '',
     passwordHash: input.password === null ? null : await hashPassword(input.password),
   }).returning();
+  if (options.proven) await proveAddress(db, row.sid, row.email);
   return publicUser(row);
 }
 
@@ -60,48 +67,70 @@ export async function ensureUser(db: Db, input: { email: string; first_name?: st
   return made ? { user: made, created: true } : { user: (await findUserByEmail(db, input.email))!, created: false };
 }
 
+/**
+ * Takes one account mail from the client address's hourly quota (signup, password reset):
+ * 429 when it is spent. The same for every email, known or not.
+ */
+export async function takeClientMailQuota(ctx: AppContext, clientAddress: string): Promise<void> {
+  const taken = await takeHits(ctx.db, `mail:client:${clientAddress}`, 1, ctx.config.accountMailPerClientPerHour, 3600);
+  if (!taken.ok) throw errors.quotaExceeded('Too many account emails were asked for from your address.', taken.retryAfter);
+}
+
+/**
+ * Takes `n` mails from a signed-in sender's hourly quota (MAIL_PER_USER_PER_HOUR): should_email
+ * notifications, invitations, proofs of changed addresses. 429 when they do not fit; the
+ * caller's transaction then rolls back, so nothing is written.
+ */
+export async function takeSenderMailQuota(ctx: AppContext, tx: Db, userSid: string, n: number): Promise<void> {
+  if (n <= 0) return;
+  const taken = await takeHits(tx, `mail:user:${userSid}`, n, ctx.config.mailPerUserPerHour, 3600);
+  if (!taken.ok) throw errors.quotaExceeded(`You may send at most ${ctx.config.mailPerUserPerHour} emails an hour.`, taken.retryAfter);
+}
+
+/** Whether one more account mail may go to `email` this hour (counted when it may). */
+export async function mayMailAccount(db: Db, email: string): Promise<boolean> {
+  return (await takeHits(db, `mail:to:${email.toLowerCase()}`, 1, ACCOUNT_MAIL_PER_RECIPIENT_PER_HOUR, 3600)).ok;
+}
+
+/**
+ * Signup. Answers the same (201, a sid, is_email_verified false) whether or not the email
+ * already has an account, in the same time (the password is hashed either way): a new
+ * account gets the link that proves its email, an existing one a mail saying it exists,
+ * with a link to reset its password. The mail says the rest.
+ */
+export async function signup(
+  ctx: AppContext,
+  input: { email: string; password: string; first_name?: string; last_name?: string },
+  clientAddress: string,
+) {
+  await takeClientMailQuota(ctx, clientAddress);
+  const passwordHash = await hashPassword(input.password);
+  const sid = newSid();
+  const answer = { sid, email: input.email, first_name: input.first_name ?? '', last_name: input.last_name ?? '', is_email_verified: false };
+  await ctx.db.transaction(async (tx) => {
+    const made = await query<{ sid: string }>(tx, sql`
+      INSERT INTO users (sid, email, first_name, last_name, password_hash)
+      VALUES (${sid}, ${input.email}, ${answer.first_name}, ${answer.last_name}, ${passwordHash})
+      ON CONFLICT ((lower(email))) DO NOTHING RETURNING sid`);
+    const mayMail = await mayMailAccount(tx, input.email);
+    if (made.length) {
+      const tag = await createProofTag(tx, sid, input.email);
+      if (mayMail) await enqueueMail(tx, proofMail(ctx.config.mailBaseUrl, input.email, answer.first_name, tag));
+      return;
+    }
+    const existing = (await findUserByEmail(tx, input.email))!;
+    const tag = await createResetTag(tx, existing.sid, RESET_MINUTES);
+    if (mayMail && existing.isActive) await enqueueMail(tx, existingAccountMail(ctx.config.mailBaseUrl, existing.email, tag, RESET_MINUTES));
+  });
+  ctx.mail.kick();
+  return answer;
+}
+
 /** Issues a secret credential (session token or API key) for a user; returns the secret once. */
 export async function issueCredential(db: Db, userSid: string, kind: 'session' | 'apikey', name = '') {
   const secret = newSecret();
   const [row] = await db.insert(credentials).values({ keyHash: hashSecret(secret), sid: newSid(), userSid, kind, name }).returning();
   return { secret, row };
-}
-
-async function failuresBlocking(db: Db, key: string, max: number): Promise<number | null> {
-  const [row] = await query<{ failures: number; remaining: number }>(db, sql`
-    SELECT failures, GREATEST(1, CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${FAILURE_WINDOW_SECONDS}) - now()))))::int AS remaining
-      FROM login_failures WHERE key = ${key} AND window_start > now() - make_interval(secs => ${FAILURE_WINDOW_SECONDS})`);
-  return row && row.failures >= max ? row.remaining : null;
-}
-
-async function recordFailure(db: Db, key: string) {
-  await db.execute(sql`
-    INSERT INTO login_failures (key, failures, window_start) VALUES (${key}, 1, now())
-    ON CONFLICT (key) DO UPDATE SET
-      failures = CASE WHEN login_failures.window_start > now() - make_interval(secs => ${FAILURE_WINDOW_SECONDS}) THEN login_failures.failures + 1 ELSE 1 END,
-      window_start = CASE WHEN login_failures.window_start > now() - make_interval(secs => ${FAILURE_WINDOW_SECONDS}) THEN login_failures.window_start ELSE now() END`);
-}
-
-/**
- * Signs in with email and password: a new session token, or 406 for wrong credentials.
- * Too many failures for one account or from one address within 15 minutes: 429 with Retry-After.
- */
-export async function login(ctx: AppContext, username: string, password: string, address: string) {
-  const accountKey = `account:${username.toLowerCase()}`;
-  const addressKey = `address:${address}`;
-  const wait = (await failuresBlocking(ctx.db, accountKey, MAX_FAILURES_PER_ACCOUNT))
-    ?? (await failuresBlocking(ctx.db, addressKey, MAX_FAILURES_PER_ADDRESS));
-  if (wait !== null) throw errors.tooManyRequests(wait);
-  const user = await findUserByEmail(ctx.db, username);
-  const ok = await checkPassword(user?.passwordHash ?? null, password);
-  if (!user || !ok || !user.isActive) {
-    await recordFailure(ctx.db, accountKey);
-    await recordFailure(ctx.db, addressKey);
-    throw errors.badCredentials();
-  }
-  await ctx.db.execute(sql`DELETE FROM login_failures WHERE key = ${accountKey}`);
-  const { secret } = await issueCredential(ctx.db, user.sid, 'session');
-  return { token: secret, user: publicUser(user) };
 }
 
 /** Ends the session token the request was made with (an API key is deleted through its own endpoint). */
@@ -124,44 +153,4 @@ export async function createResetTag(tx: Db, userSid: string, validMinutes: numb
   return tag;
 }
 
-/** Where a person sets their password with a tag. */
-export function resetLink(baseUrl: string, tag: string): string {
-  return `${baseUrl}/accounts/resetpassword/?tag=${encodeURIComponent(tag)}`;
-}
-
-/**
- * Mails a reset link valid 30 minutes when the email has an account. Answers the same
- * either way, so the endpoint does not tell who has an account.
- */
-export async function forgetPassword(ctx: AppContext, email: string, baseUrl: string) {
-  await ctx.db.transaction(async (tx) => {
-    const user = await findUserByEmail(tx, email);
-    if (!user || !user.isActive) return;
-    const tag = await createResetTag(tx, user.sid, RESET_MINUTES);
-    await enqueueMail(tx, {
-      to: user.email,
-      subject: 'Reset your Records Service password',
-      body: `Hello ${user.firstName || user.email},\n\nSomeone (we hope you) asked to reset the password of your Records Service account.\n`
-        + `Set a new password within ${RESET_MINUTES} minutes by sending it to:\n\n  POST ${resetLink(baseUrl, tag)}\n  {"password": "<new password>"}\n\n`
-        + `Reset tag: ${tag}\n\nIf you did not ask for this, ignore this message; your password stays as it is.\n`,
-    });
-  });
-  ctx.mail.kick();
-}
-
-/** Sets a password with a valid, unused tag, and ends every existing session of the account. */
-export async function resetPassword(ctx: AppContext, tag: string, password: string) {
-  const passwordHash = await hashPassword(password);
-  await ctx.db.transaction(async (tx) => {
-    const [row] = await query<{ user_sid: string }>(tx, sql`
-      UPDATE password_resets SET used_at = now()
-       WHERE tag_hash = ${hashSecret(tag)} AND used_at IS NULL AND expires_at > now()
-      RETURNING user_sid`);
-    if (!row) throw errors.field('tag', 'This link is invalid or has expired; ask for a new one.');
-    await tx.update(users).set({ passwordHash }).where(eq(users.sid, row.user_sid));
-    await tx.delete(credentials).where(sql`${credentials.userSid} = ${row.user_sid} AND ${credentials.kind} = 'session'`);
-    await tx.delete(passwordResets).where(sql`${passwordResets.userSid} = ${row.user_sid} AND ${passwordResets.usedAt} IS NULL`);
-  });
-}
-
-export { RESET_MINUTES, INVITATION_DAYS };
+export { publicUser, RESET_MINUTES, INVITATION_DAYS };

@@ -8,7 +8,8 @@ import { actorOf, requestCredential, SESSION_COOKIE } from '../../core/auth.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
 import { AuthBody, User } from './schemas.js';
-import { login, endSession } from './service.js';
+import { endSession } from './service.js';
+import { login } from './signin.js';
 
 const tags = ['accounts'];
 const SessionAnswer = Type.Object({ user: User });

@@ -43,7 +43,7 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       allowed: (scope) => permissions.notification.send(scope.membership),
       answersDetail: true,
       create: async (scope, body, _q, serializer) =>
-        serializeNotification(await createNotification(ctx, scope.membership, body), serializer, scope.membership.personnelSid),
+        serializeNotification(await createNotification(ctx, scope.membership, body, scope.actor), serializer, scope.membership.personnelSid),
     },
   });
 

@@ -94,6 +94,7 @@ export async function sendNotifications(tx: Db, input: NotificationInput): Promi
     to: c.recipient.email,
     subject: input.name,
     body: mailBody(organization, from, input, c.sid),
+    recipient: { userSid: c.recipient.user_sid },
   })));
 
   const events: LiveEvent[] = created.map((c) => ({

@@ -12,6 +12,7 @@ import { notifications } from '../../db/schema.js';
 import { findNotification, type NotificationRow } from './repository.js';
 import { sendNotifications } from './send.js';
 import { activeMember } from '../../core/rules.js';
+import { takeSenderMailQuota } from '../accounts/service.js';
 
 export interface NotificationBody {
   to: { sid: string; name?: string }[];
@@ -60,19 +61,23 @@ async function checkParent(ctx: AppContext, membership: Membership, parentSid: s
  * Sends a notification from the caller to each recipient in `to` (one copy each), in one
  * transaction with its outbox mail and live event. Returns the first recipient's copy.
  */
-export async function createNotification(ctx: AppContext, membership: Membership, body: NotificationBody): Promise<NotificationRow> {
+export async function createNotification(ctx: AppContext, membership: Membership, body: NotificationBody, actor: Actor): Promise<NotificationRow> {
   const recipientSids = body.to.map((r) => r.sid);
   await checkRecipients(ctx, membership.organizationSid, recipientSids);
   if (body.parent) await checkParent(ctx, membership, body.parent.sid);
-  const [first] = await ctx.db.transaction((tx) => sendNotifications(tx, {
-    organizationSid: membership.organizationSid,
-    senderSid: membership.personnelSid,
-    recipientSids,
-    name: body.name,
-    body: body.body ?? '',
-    parentSid: body.parent?.sid ?? null,
-    shouldEmail: body.should_email ?? false,
-  }));
+  const [first] = await ctx.db.transaction(async (tx) => {
+    // should_email sends text of the sender's choosing: each recipient counts against the sender's mail quota (429, nothing sent).
+    if (body.should_email) await takeSenderMailQuota(ctx, tx, actor.userSid, new Set(recipientSids).size);
+    return sendNotifications(tx, {
+      organizationSid: membership.organizationSid,
+      senderSid: membership.personnelSid,
+      recipientSids,
+      name: body.name,
+      body: body.body ?? '',
+      parentSid: body.parent?.sid ?? null,
+      shouldEmail: body.should_email ?? false,
+    });
+  });
   ctx.mail.kick();
   // A recipient archived between the check and the transaction is skipped by sendNotifications.
   if (!first) throw errors.fields({ to: ['None of the recipients is an active member of this organization.'] });

@@ -11,7 +11,7 @@ import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { OrganizationCreate, OrganizationPatch, OrganizationShapes } from './schemas.js';
 import { countForUser, findForUser, listForUser, serializeOrganization } from './repository.js';
-import { createOrganization } from './service.js';
+import { checkOrganizationQuota, createOrganization } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 
 export function registerOrganizations(app: FastifyInstance, ctx: AppContext): void {
@@ -30,17 +30,21 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
     },
     post: {
       summary: 'Create an organization; the caller becomes its Admin',
-      description: 'The new organization starts with INITIAL_CREDITS credits.',
+      description: 'The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER '
+        + 'organizations (403 beyond).',
       body: OrganizationCreate,
       allowed: () => true,
       create: async (scope, body, _q, serializer) => {
         const { actor } = scope;
-        const sid = await ctx.db.transaction((tx) => createOrganization(tx, {
-          name: body.name,
-          description: body.description,
-          credits: ctx.config.initialCredits,
-          admin: { sid: actor.userSid, email: actor.email, firstName: actor.firstName, lastName: actor.lastName },
-        }));
+        const sid = await ctx.db.transaction(async (tx) => {
+          await checkOrganizationQuota(tx, actor.userSid, ctx.config.organizationsPerUser);
+          return createOrganization(tx, {
+            name: body.name,
+            description: body.description,
+            credits: ctx.config.initialCredits,
+            admin: { sid: actor.userSid, email: actor.email, firstName: actor.firstName, lastName: actor.lastName },
+          });
+        });
         return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, serializer);
       },
     },

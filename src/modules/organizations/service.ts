@@ -1,4 +1,6 @@
-import type { Db } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { errors } from '../../core/errors.js';
 import { organizations, personnel } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
 
@@ -29,4 +31,15 @@ export async function createOrganization(
     firstName: admin.firstName, lastName: admin.lastName, isAdministrator: true, updatedBy: admin.sid,
   });
   return sid;
+}
+
+/**
+ * Refuses (403) a user who has already created `limit` organizations (each starts with
+ * INITIAL_CREDITS). Locks the user's row first, in the caller's transaction, so
+ * concurrent creations by one user take turns and cannot pass the limit together.
+ */
+export async function checkOrganizationQuota(tx: Db, userSid: string, limit: number): Promise<void> {
+  await tx.execute(sql`SELECT 1 FROM users WHERE sid = ${userSid} FOR UPDATE`);
+  const [{ n }] = await query<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM organizations WHERE created_by = ${userSid}`);
+  if (n >= limit) throw errors.refused(`You may create at most ${limit} organizations (ORGANIZATIONS_PER_USER); ask the operator for more.`);
 }

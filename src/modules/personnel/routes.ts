@@ -5,7 +5,6 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel, type OrganizationScope } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
-import { baseUrlOf } from '../../core/urls.js';
 import { withTotal } from '../../core/pagination.js';
 import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
@@ -35,15 +34,16 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
     post: {
       summary: 'Add one or more members (Admin)',
       description: 'Body: one member or an array of up to 100. An email without an account gets an account without a password '
-        + 'and an invitation email; an existing account is added. Flags may be sent as "true"/"false" strings. '
+        + 'and an invitation email (so does an account whose email is not proved yet); a record gives access only to an account '
+        + 'that has proved its email. Invitations count against the mail quota (429). Flags may be sent as "true"/"false" strings. '
         + 'Answers 201 with the member (or an array of members, for an array).',
       body: PersonnelCreate,
       allowed: (scope) => permissions.personnel.create(scope.membership),
       response: (shape) => Type.Union([shape, Type.Array(shape)]),
       answersDetail: true,
-      create: async (scope, body, _q, serializer, request) => {
+      create: async (scope, body, _q, serializer) => {
         const inputs = (Array.isArray(body) ? body : [body]) as PersonnelInput[];
-        const rows = await addPersonnel(ctx, scope.membership, scope.actor, inputs, baseUrlOf(request, ctx.config.publicUrl));
+        const rows = await addPersonnel(ctx, scope.membership, scope.actor, inputs);
         const records = rows.map((row) => serializePersonnel(row, serializer, scope.membership));
         return Array.isArray(body) ? records : records[0];
       },
@@ -66,7 +66,7 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
       summary: 'Change a member (Admin: any field; Member: only their own member fields)',
       description: 'A Member may change only first_name, last_name, email, metadata, dashboard and the should_receive_* settings, '
         + 'and only on their own record; anything else is 403 and nothing changes. The last active Admin cannot be demoted, '
-        + 'archived or ended (400).',
+        + 'archived or ended (400). A new email gets no mail until proved: a proof link is mailed to it (counted in the mail quota, 429).',
       body: PersonnelPatch,
       handler: async (actor, sid, body) => {
         const { row, membership } = await changePersonnel(ctx, actor, sid, body);

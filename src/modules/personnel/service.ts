@@ -9,7 +9,9 @@ import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { toBool } from '../../core/schemas.js';
 import { enqueueMail } from '../../mail/outbox.js';
-import { createResetTag, ensureUser, resetLink, INVITATION_DAYS } from '../accounts/service.js';
+import { createResetTag, ensureUser, takeSenderMailQuota, INVITATION_DAYS } from '../accounts/service.js';
+import { createProofTag, isProven } from '../accounts/email-proof.js';
+import { invitationMail, proofMail } from '../accounts/mails.js';
 import { countActiveAdmins, findBySid, findBySids, type PersonnelRow } from './repository.js';
 
 type Flag = boolean | 'true' | 'false';
@@ -52,11 +54,14 @@ async function lockOrganization(tx: Db, orgSid: string) {
 }
 
 /**
- * Adds members to an organization in one transaction. An email without an account
- * gets an account without a password and an invitation to set one; an existing
- * account is added as it is. Refuses (400) an email that is already personnel there.
+ * Adds members to an organization in one transaction. An email without an account gets
+ * an account without a password; it, and an existing account whose email is not proved
+ * yet, get an invitation whose tag sets the password and proves the email. A record gives
+ * access only to an account that has proved its email (core/auth.ts), so whoever signed up
+ * with someone else's address first gains nothing. Invitations count against the
+ * Admin's mail quota. Refuses (400) an email that is already personnel there.
  */
-export async function addPersonnel(ctx: AppContext, membership: Membership, actor: Actor, inputs: PersonnelInput[], baseUrl: string): Promise<PersonnelRow[]> {
+export async function addPersonnel(ctx: AppContext, membership: Membership, actor: Actor, inputs: PersonnelInput[]): Promise<PersonnelRow[]> {
   const seen = new Set<string>();
   for (const input of inputs) {
     const key = input.email.toLowerCase();
@@ -65,17 +70,20 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
     checkDates(input.date_start, input.date_end);
   }
   const orgSid = membership.organizationSid;
+  const inviter = `${actor.firstName} ${actor.lastName}`.trim() || actor.email;
   const sids = await ctx.db.transaction(async (tx) => {
     const created: string[] = [];
+    let invitations = 0;
     for (const input of inputs) {
-      const { user, created: invited } = await ensureUser(tx, input);
+      const { user } = await ensureUser(tx, input);
       const [existing] = await tx.select({ sid: personnel.sid }).from(personnel)
         .where(and(eq(personnel.organizationSid, orgSid), eq(personnel.userSid, user.sid)));
       if (existing) throw errors.field('email', `${input.email} is already a member of this organization.`);
       const sid = newSid();
       await tx.insert(personnel).values({
         sid, organizationSid: orgSid, userSid: user.sid, email: input.email,
-        firstName: input.first_name ?? user.firstName, lastName: input.last_name ?? user.lastName,
+        // Not the account's names: the answer must not tell whether the address has an account.
+        firstName: input.first_name ?? '', lastName: input.last_name ?? '',
         title: input.title ?? '',
         ...(input.date_start ? { dateStart: input.date_start } : {}),
         dateEnd: input.date_end || null,
@@ -83,18 +91,14 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
         isArchived: input.is_archived === undefined ? false : toBool(input.is_archived),
         updatedBy: actor.userSid,
       });
-      if (invited) {
+      if (!user.emailVerifiedAt) {
         const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
-        await enqueueMail(tx, {
-          to: input.email,
-          subject: `You are invited to ${membership.organizationName} on the Records Service`,
-          body: `Hello,\n\n${`${actor.firstName} ${actor.lastName}`.trim() || actor.email} added you to ${membership.organizationName}.\n`
-            + `Choose your password within ${INVITATION_DAYS} days by sending it to:\n\n  POST ${resetLink(baseUrl, tag)}\n  {"password": "<your password>"}\n\n`
-            + `Then sign in with POST ${baseUrl}/accounts/auth/ {"username": "${input.email}", "password": "…"}.\n`,
-        });
+        await enqueueMail(tx, invitationMail(ctx.config.mailBaseUrl, user.email, membership.organizationName, inviter, tag, INVITATION_DAYS));
+        invitations += 1;
       }
       created.push(sid);
     }
+    await takeSenderMailQuota(ctx, tx, actor.userSid, invitations);
     return created;
   });
   ctx.mail.kick();
@@ -143,11 +147,19 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
 
   await ctx.db.transaction(async (tx) => {
     if (touchesAdmins) await lockOrganization(tx, row.organization_sid);
-    await tx.update(personnel).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` }).where(eq(personnel.sid, sid));
+    const [changed] = await tx.update(personnel).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` })
+      .where(eq(personnel.sid, sid)).returning({ userSid: personnel.userSid, firstName: personnel.firstName });
+    // A new contact address gets no mail until its owner proves it: mail them the proof.
+    if (changes.email !== undefined && changes.email.toLowerCase() !== row.email.toLowerCase() && !(await isProven(tx, changed.userSid, changes.email))) {
+      await takeSenderMailQuota(ctx, tx, actor.userSid, 1);
+      const tag = await createProofTag(tx, changed.userSid, changes.email);
+      await enqueueMail(tx, proofMail(ctx.config.mailBaseUrl, changes.email, changed.firstName, tag, true));
+    }
     if (touchesAdmins && (await countActiveAdmins(tx, row.organization_sid)) === 0) {
       const field = ['is_administrator', 'is_archived', 'date_end'].find((f) => f in changes)!;
       throw errors.field(field, LAST_ADMIN);
     }
   });
+  if (changes.email !== undefined) ctx.mail.kick();
   return { row: (await findBySid(ctx.db, sid))!, membership };
 }

@@ -1,0 +1,64 @@
+// Proving an email (design: "Proving an email"): a tag mailed to the address, valid 24
+// hours and once, proves that the address is its user's. The sign-in email must be proved
+// before the account may do anything but prove it; a contact address (a personnel email)
+// gets no mail until proved.
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { emailProofs } from '../../db/schema.js';
+import { newSecret, hashSecret } from '../../core/ids.js';
+import { errors } from '../../core/errors.js';
+import { enqueueMail, provenAddress } from '../../mail/outbox.js';
+import { proofMail } from './mails.js';
+import type { AppContext } from '../../context.js';
+
+const PROOF_HOURS = 24;
+
+/** A one-time tag that proves `email` for `userSid`. */
+export async function createProofTag(tx: Db, userSid: string, email: string): Promise<string> {
+  const tag = newSecret();
+  await tx.insert(emailProofs).values({
+    tagHash: hashSecret(tag), userSid, email, expiresAt: sql`now() + make_interval(hours => ${PROOF_HOURS})` as never,
+  });
+  return tag;
+}
+
+/** Records that `email` is `userSid`'s; when it is the account's sign-in email, the account is proven. */
+export async function proveAddress(tx: Db, userSid: string, email: string): Promise<void> {
+  await tx.execute(sql`INSERT INTO proven_addresses (user_sid, email) VALUES (${userSid}, lower(${email})) ON CONFLICT DO NOTHING`);
+  await tx.execute(sql`UPDATE users SET email_verified_at = now()
+    WHERE sid = ${userSid} AND email_verified_at IS NULL AND lower(email) = lower(${email})`);
+}
+
+/** Whether `userSid` has proved `email`. */
+export async function isProven(db: Db, userSid: string, email: string): Promise<boolean> {
+  const [row] = await query<{ proven: boolean }>(db, sql`SELECT ${provenAddress(userSid, email)} AS proven`);
+  return row.proven;
+}
+
+/** POST /accounts/verifyemail/?tag=: proves the address the tag was mailed to (400 for a bad, used or expired tag). */
+export async function verifyEmail(ctx: AppContext, tag: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await query<{ user_sid: string; email: string }>(tx, sql`
+      UPDATE email_proofs SET used_at = now()
+       WHERE tag_hash = ${hashSecret(tag)} AND used_at IS NULL AND expires_at > now()
+      RETURNING user_sid, email`);
+    if (!row) throw errors.field('tag', 'This link is invalid, used or expired; ask for a new one.');
+    await proveAddress(tx, row.user_sid, row.email);
+  });
+}
+
+/**
+ * Mails a new proof of the caller's sign-in email, unless it is proved already. At most
+ * a few account mails reach one address an hour (429 beyond).
+ */
+export async function resendProof(ctx: AppContext, user: { userSid: string; email: string; firstName: string }, mayMail: (db: Db, email: string) => Promise<boolean>) {
+  const sent = await ctx.db.transaction(async (tx) => {
+    if (await isProven(tx, user.userSid, user.email)) return false;
+    if (!(await mayMail(tx, user.email))) throw errors.quotaExceeded('Too many emails went to this address lately.', 3600);
+    const tag = await createProofTag(tx, user.userSid, user.email);
+    await enqueueMail(tx, proofMail(ctx.config.mailBaseUrl, user.email, user.firstName, tag));
+    return true;
+  });
+  ctx.mail.kick();
+  return sent;
+}
