@@ -2,6 +2,9 @@
 // editing a commit message, and verifying the hash chain.
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
+import type { components } from '../../../lib/api/schema';
+
+type VersionDetail = components['schemas']['VersionDetail'];
 
 export const VERSIONS_PAGE_SIZE = 20;
 
@@ -16,12 +19,15 @@ export function useRow(rowSid: string) {
 export const versionsQuery = (orgSid: string, rowSid: string, page: number) =>
   queryOptions({
     queryKey: ['versions', rowSid, page],
-    queryFn: () =>
-      unwrap(
+    queryFn: async () => {
+      const found = await unwrap(
         api.GET('/tables/version/list/{level}/{sid}/detail/', {
           params: { path: { level: 'organization', sid: orgSid }, query: { row__sid: rowSid, page, page_size: VERSIONS_PAGE_SIZE } },
         }),
-      ),
+      );
+      // Without dataonly every result is a version (the document's union also covers dataonly's bare data).
+      return { ...found, results: found.results as VersionDetail[] };
+    },
     placeholderData: keepPreviousData,
   });
 
