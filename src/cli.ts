@@ -34,6 +34,12 @@ const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
       + '(printf \'%s\\n\' "$PASSWORD" | npm run cli -- create-user ...). Prints {sid, email, first_name, last_name}.',
   },
   {
+    name: 'prove-email',
+    flags: '--email <email>',
+    does: 'Marks the sign-in email of the account with that email as proven, as its link would (the account may then do more '
+      + 'than prove it). Prints {sid, email, is_email_verified}.',
+  },
+  {
     name: 'create-organization',
     flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
     does: 'Creates an organization with that account as its Admin. An email without an account gets one (proven, as every '

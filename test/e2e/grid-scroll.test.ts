@@ -27,7 +27,7 @@ before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-e2e-scroll-'));
     server = await startServer({ databaseUrl: null, dataDir });
   }
-  ws = await newWorkspaceAt(server?.baseUrl ?? BASE_URL, 'scroll');
+  ws = await newWorkspaceAt(server?.baseUrl ?? BASE_URL, 'scroll', undefined, server?.dataDir);
   const prefix = randomBytes(3).toString('hex').slice(0, 4);
   server = await behindTheApi(server, async (run) => {
     await run(

@@ -24,7 +24,7 @@ before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-e2e-tamper-'));
     server = await startServer({ databaseUrl: null, dataDir });
   }
-  ws = await newWorkspaceAt(server?.baseUrl ?? BASE_URL, 'tamper');
+  ws = await newWorkspaceAt(server?.baseUrl ?? BASE_URL, 'tamper', undefined, server?.dataDir);
   const api = ws.admin.api;
   const row = expectStatus(
     await api.post(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid }), { name: 'Tampered' }),

@@ -83,12 +83,12 @@ export function linkIn(body: string, linkPath: string): string | null {
 }
 
 /** Signs up an account through the API (and proves its email when signup asks for that). */
-export async function newAccount(baseUrl: string, label: string, first_name = 'Ada', last_name = 'Tester'): Promise<Account> {
+export async function newAccount(baseUrl: string, label: string, first_name = 'Ada', last_name = 'Tester', dataDir?: string): Promise<Account> {
   const guest = new Api(null, 'token', baseUrl);
   const email = `${unique(label)}@records.test`;
   const password = `Pw-${randomBytes(9).toString('base64url')}-9!`;
   const signed = expectStatus(await guest.post('/accounts/signup/', { email, password, first_name, last_name }), 201, 'signup').json;
-  if (signed.is_email_verified === false) await proveEmail(baseUrl, email);
+  if (signed.is_email_verified === false) await proveEmail(baseUrl, email, dataDir);
   const token = expectStatus(await guest.post('/accounts/auth/', { username: email, password }), 200, 'login').json.token as string;
   return { sid: signed.sid, email, password, first_name, last_name, api: new Api(token, 'token', baseUrl) };
 }
@@ -130,8 +130,9 @@ export interface Workspace {
  * Through the API: an account that is Admin of a new organization and Project Admin of its
  * project, a table and text columns.
  */
-export async function newWorkspaceAt(baseUrl: string, label: string, columnNames = ['Sample', 'Note']): Promise<Workspace> {
-  const admin = await newAccount(baseUrl, label);
+/** (`dataDir`: the server's DATA_DIR when it is not the harness's, where its proof mail lands.) */
+export async function newWorkspaceAt(baseUrl: string, label: string, columnNames = ['Sample', 'Note'], dataDir?: string): Promise<Workspace> {
+  const admin = await newAccount(baseUrl, label, 'Ada', 'Tester', dataDir);
   const api = admin.api;
   const org = await created(await api.post(`/organizations/organization/list/user/${admin.sid}/detail/`, { name: `Lab ${unique('o')}` }), 'organization');
   const personnel = expectStatus(await api.get(`/organizations/personnel/list/organization/${org.sid}/name/`), 200).json.results[0];
