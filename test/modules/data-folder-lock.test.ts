@@ -22,13 +22,14 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...cleanEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...cleanEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -38,7 +39,8 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-const createUser = (email: string) => run(['dist/cli.js', 'create-user', '--email', email, '--password', 'correct horse battery', '--first-name', 'Cli', '--last-name', 'User']);
+// The password goes on standard input: the CLI never takes one as an argument.
+const createUser = (email: string) => run(['dist/cli.js', 'create-user', '--email', email, '--first-name', 'Cli', '--last-name', 'User'], {}, 'correct horse battery\n');
 const inUse = (pid: number) => `The embedded database in ${dataDir} is open in another process (pid ${pid}), a running server or a CLI command: it admits one process at a time.`;
 
 async function signIn(server: RunningServer, email: string) {
