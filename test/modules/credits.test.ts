@@ -100,7 +100,12 @@ describe('credits', () => {
     for (const role of ['admin', 'projectView', 'member', 'alumni', 'anonymous'] as const) {
       const res = await patchCell(other.api[role], cell.sid, `by ${role}`);
       if (role === 'anonymous') expectNotAuthenticated(res, role);
-      else expectForbidden(res, role);
+      else if (role === 'admin') {
+        // An org Admin without a project role is told why and how to get one (issue 12, 10).
+        expectStatus(res, 403, role);
+        assert.equal(res.json.detail, 'You are not a member of this project. An organization Admin reads every project but writes its rows and cells only with a project role: '
+          + `add yourself to the project first (POST /projects/member/list/project/${other.project.sid}/detail/ with {"personnel": "${other.admin.personnel.sid}", "permission": "edit"}).`);
+      } else expectForbidden(res, role);
     }
     expectPlainText(await patchCell(other.outsider.api, cell.sid, 'x'), 406, 'Wrong id - the provided sid is not correct', 'outsider');
     await assertRowUnchanged(other, row.sid, before, 'refused callers');
