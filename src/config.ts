@@ -161,7 +161,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     loginFailuresPerAddress: int('LOGIN_FAILURES_PER_ADDRESS', 50, 1, 1000000),
     loginFailuresAccountSlowdown: int('LOGIN_FAILURES_ACCOUNT_SLOWDOWN', 100, 1, 1000000),
     loginSlowdownSeconds: int('LOGIN_SLOWDOWN_SECONDS', 5, 1, 3600),
-    mailPerUserPerHour: int('MAIL_PER_USER_PER_HOUR', 200, 1, 1000000),
+    mailPerUserPerHour: int('MAIL_PER_USER_PER_HOUR', 200, 1, 100000000),
     accountMailPerClientPerHour: int('ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 300, 1, 10000000),
     organizationsPerUser: int('ORGANIZATIONS_PER_USER', 10, 1, 100000),
   };

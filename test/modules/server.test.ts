@@ -13,12 +13,21 @@ import { readMail } from '../helpers/mail.ts';
 describe('extra server processes', () => {
   test('a bad configuration stops the server at boot with a list of every problem', async () => {
     await assert.rejects(
-      startServer({ env: { INITIAL_CREDITS: 'lots', TOKEN_IDLE_MINUTES: '0', LOG_LEVEL: 'chatty' }, startupSeconds: 30 }),
+      startServer({
+        env: {
+          INITIAL_CREDITS: 'lots', TOKEN_IDLE_MINUTES: '0', LOG_LEVEL: 'chatty',
+          TRUSTED_PROXIES: '10.0.0.1, proxy.example, 10.0.0.0/33', LOGIN_FAILURES_PER_CLIENT: '0',
+        },
+        startupSeconds: 30,
+      }),
       (err: Error) => {
         assert.match(err.message, /exited \(code 2/);
         assert.match(err.message, /INITIAL_CREDITS must be a decimal amount like 10\.00, got "lots"/);
         assert.match(err.message, /TOKEN_IDLE_MINUTES must be a whole number from 1 to 525600, got "0"/);
         assert.match(err.message, /LOG_LEVEL must be one of/);
+        assert.match(err.message, /TRUSTED_PROXIES must list IP addresses or CIDR ranges \(like 10\.0\.0\.0\/8\), got "proxy\.example"/);
+        assert.match(err.message, /TRUSTED_PROXIES must list IP addresses or CIDR ranges \(like 10\.0\.0\.0\/8\), got "10\.0\.0\.0\/33"/);
+        assert.match(err.message, /LOGIN_FAILURES_PER_CLIENT must be a whole number from 1 to 100000, got "0"/);
         return true;
       },
     );
