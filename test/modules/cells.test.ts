@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous, type Answer } from '../helpers/http.ts';
 import {
-  expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectPlainText, expectStatus, MESSAGES,
+  needsProjectRole, expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectPlainText, expectStatus, MESSAGES,
 } from '../helpers/assertions.ts';
 import {
   assertRecordPage, assertRecordShape, assertRowUnchanged, createCell, createRow, listCells, listVersions, patchCell, postCell,
@@ -15,11 +15,6 @@ import {
 } from '../helpers/records.ts';
 
 const cellList = recordPaths.cellList;
-
-/** The 403 of an org Admin without a project role writing a cell: why, and the request that fixes it. */
-const NEEDS_ROLE = (w: { project: { sid: string }; admin: { personnel: { sid: string } } }) =>
-  'You are not a member of this project. An organization Admin reads every project but writes its rows and cells only with a project role: '
-  + `add yourself to the project first (POST /projects/member/list/project/${w.project.sid}/detail/ with {"personnel": "${w.admin.personnel.sid}", "permission": "edit"}).`;
 
 /** The 406 texts of a locked or archived row (src/modules/cells/service.ts; POST carries the spec's "Error: " prefix). */
 const stateMessage = (state: Exclude<RowState, 'open'>, rowSid: string, onPost: boolean) => (state === 'archived'
@@ -262,7 +257,7 @@ describe('cell writes × role × row state × widget flag', () => {
             if (!allowed) {
               if (role === 'anonymous') expectNotAuthenticated(res, context);
               else if (role === 'outsider' && op === 'PATCH') expectPlainText(res, 406, MESSAGES.wrongId, context);
-              else if (role === 'admin') expectDetail(res, 403, NEEDS_ROLE(ws), `${context}: the Admin is told to join the project`);
+              else if (role === 'admin') expectDetail(res, 403, needsProjectRole(ws), `${context}: the Admin is told to join the project`);
               else if (!writers.includes(role)) expectForbidden(res, context);
               else expectPlainText(res, 406, stateMessage(state as Exclude<RowState, 'open'>, row.sid, op === 'POST'), context);
               before = await assertRowUnchanged(ws, row.sid, before, context);

@@ -6,7 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expectDetail, expectFieldErrors, expectStatus, shapeKeys } from '../helpers/assertions.ts';
+import { expectDetail, expectFieldErrors, expectStatus, needsProjectRole, shapeKeys } from '../helpers/assertions.ts';
 import { paths, postPersonnel, unique, uniqueEmail } from '../helpers/factories.ts';
 import { RECORD_SHAPES, assertRecordShape, createCell, createRow, newWorkspace, postCell, recordPaths, type Workspace } from '../helpers/records.ts';
 import { assertNotification, notificationPaths, postNotification, ref } from '../helpers/notifications.ts';
@@ -146,6 +146,7 @@ describe('an Admin writing a project they are not a member of', () => {
       detail: 'You are not a member of this project. An organization Admin reads every project but writes its rows and cells only with a project role: '
         + `add yourself to the project first (${fix} with {"personnel": "${ws.admin.personnel.sid}", "permission": "edit"}).`,
     });
+    assert.equal(refused.json.detail, needsProjectRole(ws));
     const cellRefused = expectStatus(await postCell(ws.admin.api, ws.org.sid, ws.rows[0].sid, ws.columns.text.sid, 'x'), 403, 'cell POST');
     assert.deepEqual(cellRefused.json, refused.json, 'the cell POST says the same');
     // Other callers without the role get the design's plain 403.
