@@ -46,6 +46,18 @@ export const errors = {
   wrongSerializer: () => errors.notAcceptable(MESSAGES.wrongSerializer),
   wrongId: () => errors.notAcceptable(MESSAGES.wrongId),
   badCredentials: () => new ApiError(406, { detail: MESSAGES.badCredentials }),
+  /**
+   * 403 for an organization Admin writing rows or cells of a project where they hold no
+   * project role: why, and the request that fixes it.
+   */
+  needsProjectRole: (projectSid: string, personnelSid: string) => new ApiError(403, {
+    detail: 'You are not a member of this project. An organization Admin reads every project but writes its rows and cells '
+      + `only with a project role: add yourself to the project first (POST /projects/member/list/project/${projectSid}/detail/ `
+      + `with {"personnel": "${personnelSid}", "permission": "edit"}).`,
+  }),
+  /** The 403 of a refused row or cell write: an Admin without a project role is told why and what to do. */
+  writeRefused: (membership: { role: string; personnelSid: string }, projectRole: string | null | undefined, projectSid: string) =>
+    (membership.role === 'admin' && !projectRole ? errors.needsProjectRole(projectSid, membership.personnelSid) : errors.forbidden()),
   conflict: (detail: string) => new ApiError(409, { detail }),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(429, { detail: `Too many failed attempts. Try again in ${retryAfterSeconds} seconds.` }, { 'retry-after': String(retryAfterSeconds) }),

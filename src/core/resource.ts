@@ -73,6 +73,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     allowed: (scope: S) => boolean;
     /** The response schema for a shape (default: the shape itself). */
     response?: (shape: TSchema) => TSchema;
+    /** Answer the detail shape whatever the URL's serializer (the spec's personnel, cell and notification POSTs). */
+    answersDetail?: boolean;
     create: (scope: S, body: Static<B>, query: Static<ReturnType<typeof Type.Object<PQ>>>, serializer: Serializer, request: FastifyRequest) => Promise<unknown>;
   };
 }
@@ -164,6 +166,8 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
     }
     if (def.post) {
       const post = def.post;
+      const answered: Serializer = post.answersDetail ? 'detail' : serializer;
+      const answeredShape = def.shapes[answered];
       app.route({
         method: 'POST',
         url,
@@ -173,15 +177,15 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
         },
         schema: {
           tags: [def.tag],
-          summary: `${post.summary} (answers the ${serializer} shape)`,
+          summary: `${post.summary} (answers the ${answered} shape)`,
           description: `${post.description ?? ''}\n\nLevels: ${levels.join(', ')}.`.trim(),
           params: listParams,
           querystring: Type.Object(post.query ?? {}),
           body: post.body,
-          response: { 201: post.response ? post.response(shape) : shape, ...ErrorResponses },
+          response: { 201: post.response ? post.response(answeredShape) : answeredShape, ...ErrorResponses },
         },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, serializer, request);
+          const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, answered, request);
           return reply.code(201).send(record);
         },
       });
@@ -214,6 +218,8 @@ export interface DetailDefinition<GQ extends TProperties, PB extends TSchema, PQ
    * default: the GET handler.
    */
   current?: (actor: Actor, sid: string, request: FastifyRequest) => Promise<unknown>;
+  /** The ETag of an answer, when the PATCH answer adds fields to the GET shape (default etagOf). */
+  etag?: (record: unknown) => string;
   get?: {
     summary: string;
     description?: string;
@@ -264,7 +270,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
   const offered: HTTPMethods[] = [];
   const sidOf = (request: FastifyRequest) => (request.params as { sid: string }).sid;
   const withEtag = (reply: FastifyReply, record: unknown) => {
-    reply.header('etag', etagOf(record));
+    reply.header('etag', (def.etag ?? etagOf)(record));
     return record;
   };
   const preconditions = { 412: DetailError };

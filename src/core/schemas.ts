@@ -37,6 +37,15 @@ export function toBool(value: boolean | 'true' | 'false'): boolean {
   return value === true || value === 'true';
 }
 
+/** The spellings of a boolean in a query string: what browsers, curl and Python (`True`, `1`) send. */
+const QUERY_BOOLEANS = ['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0'] as const;
+export const QueryBool = (description: string) => StringEnum(QUERY_BOOLEANS, { description: `${description} (true, True, 1; false, False, 0)` });
+
+/** A QueryBool's value (absent: false). */
+export function queryBool(value: string | undefined): boolean {
+  return value !== undefined && ['true', '1'].includes(value.toLowerCase());
+}
+
 /** A request body object that refuses unknown fields. */
 export const Body = <T extends TProperties>(properties: T, options: { description?: string; minProperties?: number } = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });

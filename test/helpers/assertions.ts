@@ -28,6 +28,12 @@ function where(context: string): string {
 }
 
 /** The status is exactly `status`. */
+/** The 403 detail of an org Admin without a project role writing a row or a cell (issue 12): why, and the request that fixes it. */
+export function needsProjectRole(w: { project: { sid: string }; admin: { personnel: { sid: string } } }): string {
+  return 'You are not a member of this project. An organization Admin reads every project but writes its rows and cells only with a project role: '
+    + `add yourself to the project first (POST /projects/member/list/project/${w.project.sid}/detail/ with {"personnel": "${w.admin.personnel.sid}", "permission": "edit"}).`;
+}
+
 export function expectStatus(res: Answer, status: number, context = ''): Answer {
   assert.equal(res.status, status, `${where(context)}expected HTTP ${status}, got ${describeAnswer(res)}`);
   return res;

@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous, type Answer } from '../helpers/http.ts';
 import {
-  expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectPlainText, expectStatus, MESSAGES,
+  needsProjectRole, expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectPlainText, expectStatus, MESSAGES,
 } from '../helpers/assertions.ts';
 import {
   assertRecordPage, assertRecordShape, assertRowUnchanged, createCell, createRow, listCells, listVersions, patchCell, postCell,
@@ -134,7 +134,7 @@ describe('cell POST', () => {
     assert.deepEqual(versions[1].data.cells, { [ws.columns.signature.sid]: 'signed' });
     const short = await postCell(ws.projectEdit.api, ws.org.sid, row.sid, ws.columns.text.sid, 'short', 'name');
     expectStatus(short, 201, 'POST on the name serializer');
-    assertRecordShape(short.json, 'cell.name', 'answered in the URL\'s shape');
+    assertRecordShape(short.json, 'cell.detail', 'answered in the detail shape, as the spec says, whatever the URL\'s serializer');
   });
 
   test('the spec\'s 406 texts word for word: a missing row__sid, a row of another organization; nothing changes', async () => {
@@ -257,6 +257,7 @@ describe('cell writes × role × row state × widget flag', () => {
             if (!allowed) {
               if (role === 'anonymous') expectNotAuthenticated(res, context);
               else if (role === 'outsider' && op === 'PATCH') expectPlainText(res, 406, MESSAGES.wrongId, context);
+              else if (role === 'admin') expectDetail(res, 403, needsProjectRole(ws), `${context}: the Admin is told to join the project`);
               else if (!writers.includes(role)) expectForbidden(res, context);
               else expectPlainText(res, 406, stateMessage(state as Exclude<RowState, 'open'>, row.sid, op === 'POST'), context);
               before = await assertRowUnchanged(ws, row.sid, before, context);

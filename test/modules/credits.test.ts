@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous } from '../helpers/http.ts';
 import {
-  expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectPlainText, expectStatus,
+  expectDetail, expectForbidden, expectMethodNotAllowed, needsProjectRole, expectNotAuthenticated, expectPlainText, expectStatus,
 } from '../helpers/assertions.ts';
 import { INITIAL_CREDITS, SALES_CONTACT } from '../helpers/env.ts';
 import {
@@ -100,6 +100,8 @@ describe('credits', () => {
     for (const role of ['admin', 'projectView', 'member', 'alumni', 'anonymous'] as const) {
       const res = await patchCell(other.api[role], cell.sid, `by ${role}`);
       if (role === 'anonymous') expectNotAuthenticated(res, role);
+      // The org Admin is told why and what to do (issue 12), but refused and not charged all the same.
+      else if (role === 'admin') expectDetail(res, 403, needsProjectRole(other), role);
       else expectForbidden(res, role);
     }
     expectPlainText(await patchCell(other.outsider.api, cell.sid, 'x'), 406, 'Wrong id - the provided sid is not correct', 'outsider');

@@ -546,7 +546,10 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
           detailIs(415, UNSUPPORTED(type))));
       }
       planned.push(validRequest(op, '{"name": ', 'application/json', 'malformed JSON', detailIs(400, MESSAGES.notJson)));
-      planned.push(validRequest(op, '', 'application/json', 'empty body', detailIs(400, 'The request body is empty; send a JSON object.')));
+      // (A workflow trigger needs no body: the empty body is tested on the PATCH without ?trigger__sid=.)
+      const empty = validRequest(op, '', 'application/json', 'empty body', detailIs(400, 'The request body is empty; send a JSON object.'));
+      empty.request.path = empty.request.path.replace(/[?&]trigger__sid=[^&]*/, '').replace(/\/&/, '/?');
+      planned.push(empty);
       // The limit is checked once per route (not per serializer): each costs a 1 MiB upload.
       const route = `${op.method} ${op.path.replace(/\/(name|list|detail)\/$/, '/')}`;
       if (!limitChecked.has(route)) {

@@ -22,7 +22,7 @@ import { notificationPaths, openStream, sendNotification, type Stream } from '..
  * 400 with field errors; 2xx with a JSON body), or a status with the exact plain-text body
  * (the spec's 406 messages).
  */
-type Outcome = number | [number, string];
+type Outcome = number | [number, string] | { status: number; detail: RegExp };
 type Expect = Record<Role, Outcome>;
 
 /** One expectation per caller, in the order of the table's header: ROLES. */
@@ -32,6 +32,11 @@ function E(...outcomes: Outcome[]): Expect {
 }
 
 const WRONG_ID: Outcome = [406, MESSAGES.wrongId];
+/** An org Admin without a role in the project writing its rows or cells: told why and what to do. */
+const NEEDS_ROLE: Outcome = {
+  status: 403,
+  detail: /^You are not a member of this project\. An organization Admin reads every project but writes its rows and cells only with a project role: add yourself to the project first \(POST \/projects\/member\/list\/project\/\w+\/detail\/ with \{"personnel": "\w+", "permission": "edit"\}\)\.$/,
+};
 
 /** The records the walk aims at (organization A is the workspace's; B is the outsider's). */
 interface Fixtures {
@@ -394,7 +399,7 @@ const TABLE: Walk[] = [
     },
   },
   {
-    route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(403, 201, 201, 403, 403, 403, 403, 401),
+    route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
     path: (f, _t, _r, s) => L.row(f, s, { table__sid: f.ws.table.sid, project__sid: f.ws.project.sid }), body: () => ({ name: `Row ${unique('r')}` }),
     state: countBy('admin', (f) => L.row(f, 'name', { project__sid: f.ws.project.sid, page_size: '1' })),
   },
@@ -407,7 +412,7 @@ const TABLE: Walk[] = [
     path: (f) => `${D.row(f.row.sid)}verify/`,
   },
   {
-    route: 'PATCH /tables/row/detail/{sid}/', id: 'row.patch', note: 'name and description', expect: E(403, 200, 200, 403, 404, 403, 404, 401),
+    route: 'PATCH /tables/row/detail/{sid}/', id: 'row.patch', note: 'name and description', expect: E(NEEDS_ROLE, 200, 200, 403, 404, 403, 404, 401),
     fresh: true, target: make.row, path: (_f, t) => D.row(t.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
     state: readableBy('admin', (_f, t) => D.row(t.sid)),
   },
@@ -423,14 +428,14 @@ const TABLE: Walk[] = [
     then: async (_f, _t, role, res) => assert.equal(res.json.count, role === 'member' ? 0 : 1, `${role}: the row's cells counted`),
   },
   {
-    route: 'POST /tables/cell/list/{level}/{sid}/{serializer}/', id: 'cell.post', expect: E(403, 201, 201, 403, 403, 403, 403, 401),
+    route: 'POST /tables/cell/list/{level}/{sid}/{serializer}/', id: 'cell.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
     fresh: true, target: make.row,
     path: (f, t, _r, s) => L.cell(f, s, { row__sid: t.sid }), body: (f) => ({ column: f.ws.columns.text.sid, data: 'walked' }),
     state: readableBy('admin', (_f, t) => D.row(t.sid)),
   },
   {
     route: 'PATCH /tables/cell/detail/{sid}/', note: 'the spec\'s 406 "Wrong id" for a cell the caller cannot find',
-    expect: E(403, 200, 200, 403, 403, 403, WRONG_ID, 401),
+    expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, WRONG_ID, 401),
     fresh: true, target: make.cell, path: (_f, t) => D.cell(t.sid), body: (_f, _t, role) => ({ data: `by ${role}` }),
     state: readableBy('admin', (_f, t) => D.row(t.row.sid)),
   },
@@ -587,6 +592,11 @@ const DETAIL_BODIES: Record<number, string> = { 401: MESSAGES.notAuthenticated, 
 
 /** What is wrong with an answer, or null. */
 function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | null {
+  if (typeof outcome === 'object' && !Array.isArray(outcome)) {
+    if (res.status !== outcome.status) return `expected ${outcome.status}, got ${describeAnswer(res, 300)}`;
+    return typeof res.json?.detail === 'string' && Object.keys(res.json).length === 1 && outcome.detail.test(res.json.detail)
+      ? null : `expected {"detail": ${outcome.detail}}, got ${res.text}`;
+  }
   const [status, text] = Array.isArray(outcome) ? outcome : [outcome, undefined];
   if (res.status !== status) return `expected ${status}, got ${describeAnswer(res, 300)}`;
   if (text !== undefined) {
@@ -617,7 +627,7 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
 }
 
 const isSuccess = (o: Outcome) => {
-  const status = Array.isArray(o) ? o[0] : o;
+  const status = Array.isArray(o) ? o[0] : typeof o === 'object' ? o.status : o;
   return status >= 200 && status < 300;
 };
 

@@ -152,13 +152,13 @@ describe('personnel by role', () => {
     for (const record of res.json) assert.deepEqual(await getPersonnel(w.admin.api, record.sid), record);
   });
 
-  test('POST answers the shape of the serializer in the path', async () => {
+  test('POST answers the detail shape whatever the serializer in the path (spec: "one member record in the detail shape")', async () => {
     const named = await postPersonnel(w.admin.api, w.org.sid, newPerson('named'), 'name');
     expectStatus(named, 201);
-    assertShape(named.json, 'personnel.name');
+    assertShape(named.json, 'personnel.detail');
     const listed = await postPersonnel(w.admin.api, w.org.sid, [newPerson('listed')], 'list');
     expectStatus(listed, 201);
-    assertShape(listed.json[0], 'personnel.list');
+    assertShape(listed.json[0], 'personnel.detail');
   });
 
   test('POST of an email without an account: an account without a password, and an invitation whose tag sets one', async () => {

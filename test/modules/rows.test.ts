@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous } from '../helpers/http.ts';
 import {
-  expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectNotFound, expectPlainText,
+  needsProjectRole, expectDetail, expectFieldErrors, expectForbidden, expectMethodNotAllowed, expectNotAuthenticated, expectNotFound, expectPlainText,
   expectStatus, MESSAGES,
 } from '../helpers/assertions.ts';
 import {
@@ -31,6 +31,7 @@ const fullName = (who: { first_name: string; last_name: string }) => `${who.firs
 async function projectRowCount(): Promise<number> {
   return assertRecordPage(await ws.admin.api.get(rowList({ project__sid: ws.project.sid, page_size: 1 }, 'name')), 'row.name').count;
 }
+
 
 describe('row POST', () => {
   test('201 in the detail shape, with version 1 holding the row\'s data', async () => {
@@ -70,6 +71,7 @@ describe('row POST', () => {
         return;
       }
       if (role === 'anonymous') expectNotAuthenticated(res, role);
+      else if (role === 'admin') expectDetail(res, 403, needsProjectRole(ws), 'the org Admin is told to join the project');
       else expectForbidden(res, role);
       assert.equal(await projectRowCount(), before, `${role}: no row added`);
     });
@@ -198,6 +200,8 @@ describe('row PATCH × role × row state', () => {
   function refusal(role: Role, state: RowState, kind: Kind): { status: number; detail: string } | null {
     if (role === 'anonymous') return { status: 401, detail: MESSAGES.notAuthenticated };
     if (role === 'outsider' || role === 'member') return { status: 404, detail: MESSAGES.notFound };
+    // The org Admin renaming is told to join the project (issue 12); a lock or archive needs Project Admin: the plain 403.
+    if (role === 'admin' && kind === 'rename') return { status: 403, detail: needsProjectRole(ws) };
     if (role === 'alumni' || role === 'admin' || role === 'projectView') return { status: 403, detail: MESSAGES.forbidden };
     if (kind !== 'rename' && role !== 'projectAdmin') return { status: 403, detail: MESSAGES.forbidden };
     if (kind === 'rename' && state !== 'open') return { status: 400, detail: state === 'locked' ? LOCKED : ARCHIVED };

@@ -194,7 +194,10 @@ describe('version PATCH (commit only)', () => {
     await createCell(ws.projectEdit.api, ws.org.sid, r.sid, ws.columns.text.sid, 'v2');
     const [v1, v2] = await listVersions(ws.admin.api, ws.org.sid, r.sid);
     const res = await ws.projectEdit.api.patch(recordPaths.versionDetail(v2.sid), { commit: 'Checked by the lab lead' });
-    const answered = assertRecordShape(expectStatus(res, 200).json, 'version.record', 'PATCH answer');
+    // The PATCH answer is the detail shape and the commit it set (issue 12).
+    const { commit, ...record } = expectStatus(res, 200).json;
+    assert.equal(commit, 'Checked by the lab lead', 'the PATCH answer carries its commit');
+    const answered = assertRecordShape(record, 'version.record', 'PATCH answer');
     assert.equal(answered.hash, v2.hash);
     assert.equal(answered.change_permission, true);
     assert.ok(answered.date_updated > v2.date_created, 'date_updated moves on');

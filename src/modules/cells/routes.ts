@@ -48,6 +48,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       query: CellCreateQuery,
       body: CellCreate,
       allowed: () => true,
+      answersDetail: true,
       create: async (scope, body, query, serializer) =>
         serializeCell(await createCell(ctx, scope.membership, scope.actor, query.row__sid, body), serializer, scope.membership),
     },

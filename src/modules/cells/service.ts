@@ -24,7 +24,7 @@ export async function createCell(
   if (!rowSid) throw errors.notAcceptable(messages.missingRow);
   const access = await loadRowAccess(ctx.db, actor, rowSid);
   if (!access || access.row.organization_sid !== orgSid) throw errors.notAcceptable(messages.rowNotInOrganization(rowSid, orgSid));
-  if (!permissions.cell.write(membership, access.projectRole)) throw errors.forbidden();
+  if (!permissions.cell.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
   const column = await findColumnOfTable(ctx.db, access.row.table_sid, body.column);
   if (!column) throw errors.field('column', "No column with this sid in the row's table.");
 
@@ -88,7 +88,8 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
     const membership: Membership = {
       organizationSid: found.organization_sid, organizationName: found.organization_name, personnelSid: found.personnel_sid!, role,
     };
-    if (role === 'alumni' || !permissions.cell.write(membership, found.permission)) throw errors.forbidden();
+    if (role === 'alumni') throw errors.forbidden();
+    if (!permissions.cell.write(membership, found.permission)) throw errors.writeRefused(membership, found.permission, found.project_sid);
     const row: RowRef = {
       sid: found.row_sid, name: found.row_name, organization_sid: found.organization_sid, table_sid: found.table_sid,
       project_sid: found.project_sid, is_locked: found.is_locked, is_archived: found.is_archived,

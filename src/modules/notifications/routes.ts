@@ -39,6 +39,7 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
         + 'should_receive_notification_email is on. Answers 201 with the first recipient\'s copy, as the sender sees it.',
       body: NotificationCreate,
       allowed: (scope) => permissions.notification.send(scope.membership),
+      answersDetail: true,
       create: async (scope, body, _q, serializer) =>
         serializeNotification(await createNotification(ctx, scope.membership, body), serializer, scope.membership.personnelSid),
     },

@@ -38,6 +38,7 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
       body: PersonnelCreate,
       allowed: (scope) => permissions.personnel.create(scope.membership),
       response: (shape) => Type.Union([shape, Type.Array(shape)]),
+      answersDetail: true,
       create: async (scope, body, _q, serializer, request) => {
         const inputs = (Array.isArray(body) ? body : [body]) as PersonnelInput[];
         const rows = await addPersonnel(ctx, scope.membership, scope.actor, inputs, baseUrlOf(request, ctx.config.publicUrl));

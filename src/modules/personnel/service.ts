@@ -143,6 +143,8 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
     shouldReceiveNotificationEmail: flag(changes.should_receive_notification_email),
   };
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  // An empty PATCH changes nothing: not even who updated the record last, or when.
+  if (!Object.keys(set).length) return { row, membership };
   const touchesAdmins = ['is_administrator', 'is_archived', 'date_end'].some((f) => f in changes);
 
   await ctx.db.transaction(async (tx) => {

@@ -41,7 +41,7 @@ export async function createRow(
   if (!project) problems.project__sid = 'No project with this sid in this organization.';
   if (Object.keys(problems).length) throw errors.fields(problems);
   const role = await findProjectRole(ctx.db, membership.personnelSid, project.sid);
-  if (!permissions.row.create(membership, role)) throw errors.forbidden();
+  if (!permissions.row.create(membership, role)) throw errors.writeRefused(membership, role, project.sid);
 
   const sid = newSid();
   await ctx.db.transaction(async (tx) => {
@@ -73,11 +73,11 @@ const STATE_MESSAGES = {
  * a PATCH that changes nothing appends none.
  */
 export async function changeRow(ctx: AppContext, actor: Actor, sid: string, changes: RowChanges) {
-  const { membership, projectRole } = await readableRow(ctx, actor, sid);
+  const { membership, projectRole, row: current } = await readableRow(ctx, actor, sid);
   const wantsState = changes.is_locked !== undefined || changes.is_archived !== undefined;
   const wantsFields = changes.name !== undefined || changes.description !== undefined;
   if (wantsState && !permissions.row.changeState(membership, projectRole)) throw errors.forbidden();
-  if (wantsFields && !permissions.row.change(membership, projectRole)) throw errors.forbidden();
+  if (wantsFields && !permissions.row.change(membership, projectRole)) throw errors.writeRefused(membership, projectRole, current.project_sid);
 
   // The answer is read in the change's transaction: it shows this change, not a later one.
   const row = await ctx.db.transaction(async (tx) => {

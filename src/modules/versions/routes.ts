@@ -4,16 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
-import { defineDetail, defineList } from '../../core/resource.js';
+import { defineDetail, defineList, etagOf } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { requireRecordAccess } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { versions } from '../../db/schema.js';
-import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './schemas.js';
+import { VersionDetail, VersionListQuery, VersionPatch, VersionPatched, VersionShapes } from './schemas.js';
 import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
+import { queryBool } from '../../core/schemas.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
@@ -39,12 +40,12 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
         + 'With `dataonly=true` each result is only the version\'s row data object. `is_valid` is recomputed from the stored data.',
       query: VersionListQuery,
       addPermission: () => false,
-      raw: (query) => query.dataonly === true,
+      raw: (query) => queryBool(query.dataonly),
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
         const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
-        if (query.dataonly) return withTotal(found.map((v) => v.data), found);
+        if (queryBool(query.dataonly)) return withTotal(found.map((v) => v.data), found);
         return withTotal(found.map((v) => serializeVersion(v, serializer, scope.membership)), found);
       },
     },
@@ -54,6 +55,12 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
     path: '/tables/version',
     tag: 'versions',
     shape: VersionDetail,
+    // The PATCH answer adds `commit` to the detail shape: its ETag is the detail shape's, so
+    // it matches a GET of the same version (date_updated changes with the commit).
+    etag: (record) => {
+      const { commit: _commit, ...detail } = record as { commit?: unknown };
+      return etagOf(detail);
+    },
     get: {
       summary: 'One version, with its data (Admin, Project Admin, Edit, View)',
       handler: async (actor, sid) => {
@@ -63,13 +70,14 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
     },
     patch: {
       summary: 'Change the commit message of a version (Project Admin, Edit)',
-      description: 'Only `commit` can change; it is not part of the hash. Any other field is refused (400).',
+      description: 'Only `commit` can change; it is not part of the hash. Any other field is refused (400). Answers the detail shape with the `commit` it set.',
       body: VersionPatch,
+      response: VersionPatched,
       handler: async (actor, sid, body) => {
         const { version, membership } = await readableVersion(ctx, actor, sid);
         if (!permissions.version.change(membership, version.permission)) throw errors.forbidden();
         await ctx.db.update(versions).set({ commit: body.commit, dateUpdated: sql`now()` }).where(eq(versions.sid, sid));
-        return serializeVersionDetail((await findVersion(ctx.db, sid, membership.personnelSid))!, membership);
+        return { ...serializeVersionDetail((await findVersion(ctx.db, sid, membership.personnelSid))!, membership), commit: body.commit };
       },
     },
   });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Sid, Timestamp } from '../../core/schemas.js';
+import { Body, QueryBool, Sid, Timestamp } from '../../core/schemas.js';
 
 const Hash = Type.String({ description: 'SHA-256 (hex)' });
 const common = {
@@ -39,9 +39,15 @@ export const VersionDetail = Type.Object({
   change_permission: Type.Boolean(),
 });
 
+/** The version PATCH answer: the detail shape and the commit it set. */
+export const VersionPatched = Type.Object({
+  ...VersionDetail.properties,
+  commit: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const VersionListQuery = {
   row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the versions of this row, in version order' })),
-  dataonly: Type.Optional(Type.Boolean({ description: "true: each result is only the version's row data object" })),
+  dataonly: Type.Optional(QueryBool("true: each result is only the version's row data object")),
 };
 
 export const VersionPatch = Body({ commit: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]) });

@@ -12,6 +12,12 @@ import { findExecution } from '../executions/repository.js';
 import { serializeExecution } from '../executions/serializers.js';
 
 export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
+  // A trigger needs no body: `PATCH …?trigger__sid=<row>` sent with none (with or without
+  // a JSON Content-Type, as SDKs send it) changes no field, as `{}` would.
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'PATCH' && request.body === undefined && request.routeOptions.url === '/tables/workflow/detail/:sid/'
+      && (request.query as { trigger__sid?: unknown }).trigger__sid !== undefined) request.body = {};
+  });
   defineList(app, ctx, {
     path: '/tables/workflow',
     tag: 'workflows',
