@@ -14,11 +14,29 @@ import type { LiveEvent } from './send.js';
 import { eventOf, type LiveNotifications, type Subscriber } from './live.js';
 import { findNotification, inboxesSince } from './repository.js';
 import { StreamQuery } from './schemas.js';
+import { Periodic } from '../../jobs/periodic.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** A client that reads slower than this much pending output is dropped (it reconnects and catches up). */
 const MAX_PENDING_BYTES = 1024 * 1024;
 const CATCH_UP_LIMIT = 100;
+/**
+ * How often each process checks that its open streams' credentials and memberships still
+ * hold: a stream ends within this long of a logout, an API key's deletion, a password
+ * reset (which deletes the account's session tokens), an archived member or a past date_end.
+ */
+export const STREAM_CHECK_SECONDS = 2;
+
+/** An open stream, as the revocation check sees it. */
+interface OpenStream {
+  credentialSid: string;
+  userSid: string;
+  /** `organization__sid`: the stream is about that organization only. */
+  only: string | undefined;
+  subscriber: Subscriber;
+  /** Ends the stream, telling the client why first. */
+  end(reason: string): void;
+}
 
 const HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -43,10 +61,60 @@ function frame(event: LiveEvent): string {
   return `id: ${event.sid}\nevent: notification\ndata: ${JSON.stringify(event.item)}\n\n`;
 }
 
-/** Registers the stream route; open streams end when the app closes. */
+/**
+ * Checks every open stream of this process in two queries: a stream whose credential is
+ * gone (logout, a deleted API key, a password reset, an idle session, an inactive
+ * account) ends; a stream whose user is no longer an active member of an organization
+ * stops hearing about it, and ends when no organization is left (or the one it asked
+ * for is gone). An open stream counts as use of its session token (at most once a minute).
+ * Works across processes: it reads the database, not this process's memory.
+ */
+async function checkStreams(ctx: AppContext, streams: Set<OpenStream>): Promise<void> {
+  if (!streams.size) return;
+  const all = [...streams];
+  // Sids are letters and digits: one comma-separated parameter keeps one statement text (prepared once).
+  const credentialSids = [...new Set(all.map((s) => s.credentialSid))];
+  const userSids = [...new Set(all.map((s) => s.userSid))];
+  const credentials = await query<{ sid: string; stale: boolean }>(ctx.db, sql`
+    SELECT c.sid, c.kind = 'session' AND c.last_used_at < now() - interval '60 seconds' AS stale
+      FROM credentials c JOIN users u ON u.sid = c.user_sid
+     WHERE c.sid = ANY(string_to_array(${credentialSids.join(',')}, ',')) AND u.is_active
+       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${ctx.config.tokenIdleMinutes}))`);
+  const valid = new Set(credentials.map((c) => c.sid));
+  const stale = credentials.filter((c) => c.stale).map((c) => c.sid);
+  if (stale.length) await ctx.db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE sid = ANY(string_to_array(${stale.join(',')}, ','))`);
+  const active = new Map<string, Set<string>>();
+  for (const row of await query<{ user_sid: string; organization_sid: string }>(ctx.db, sql`
+    SELECT user_sid, organization_sid FROM personnel
+     WHERE user_sid = ANY(string_to_array(${userSids.join(',')}, ',')) AND NOT is_archived AND (date_end IS NULL OR date_end >= CURRENT_DATE)`)) {
+    let set = active.get(row.user_sid);
+    if (!set) active.set(row.user_sid, (set = new Set()));
+    set.add(row.organization_sid);
+  }
+  for (const stream of all) {
+    if (!streams.has(stream)) continue; // ended meanwhile
+    if (!valid.has(stream.credentialSid)) {
+      stream.end('Invalid token.');
+      continue;
+    }
+    const now = active.get(stream.userSid) ?? new Set<string>();
+    if (stream.only !== undefined ? !now.has(stream.only) : ![...stream.subscriber.organizations].some((o) => now.has(o))) {
+      stream.end('You are no longer an active member of the organization.');
+      continue;
+    }
+    // Organizations left meanwhile are not heard about any more (new ones need a new stream).
+    for (const o of [...stream.subscriber.organizations]) if (!now.has(o)) stream.subscriber.organizations.delete(o);
+  }
+}
+
+/** Registers the stream route; open streams end when the app closes, or when their credential or membership does. */
 export function registerNotificationStream(app: FastifyInstance, ctx: AppContext, live: LiveNotifications): void {
   const open = new Set<() => void>();
+  const streams = new Set<OpenStream>();
+  const check = new Periodic({ name: 'stream credential check', everySeconds: STREAM_CHECK_SECONDS, task: () => checkStreams(ctx, streams), log: app.log });
+  app.addHook('onReady', async () => check.start());
   app.addHook('preClose', async () => {
+    await check.stop();
     for (const close of [...open]) close();
   });
 
@@ -103,8 +171,21 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
       clearInterval(keepAlive);
       unsubscribe();
       open.delete(close);
+      streams.delete(tracked);
       res.end();
     };
+    const tracked: OpenStream = {
+      credentialSid: actor.credentialSid,
+      userSid: actor.userSid,
+      only,
+      subscriber,
+      end: (reason) => {
+        // An `end` event says why, so a client does not reconnect with a credential that no longer works.
+        if (!closed) res.write(`event: end\ndata: ${JSON.stringify({ detail: reason })}\n\n`);
+        close();
+      },
+    };
+    streams.add(tracked);
     open.add(close);
     res.on('close', close);
     res.on('error', close);
