@@ -10,6 +10,7 @@ import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
 import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
+import { retentionJob } from './jobs/retention.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
 import { errors } from './core/errors.js';
@@ -181,14 +182,17 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
 
   const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
   const vacuum = creditsVacuum(database.db, app.log);
+  const retention = retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes });
   if (options.workers !== false) {
     app.addHook('onReady', async () => {
       mail.start();
       digest.start();
       vacuum.start();
+      retention.start();
     });
   }
   app.addHook('onClose', async () => {
+    await retention.stop();
     await vacuum.stop();
     await digest.stop();
     await mail.stop();

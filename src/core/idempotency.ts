@@ -7,14 +7,26 @@ import { query, type Db } from '../db/client.js';
 import { canonicalJson } from './canonical-json.js';
 import { ApiError, errors } from './errors.js';
 
-const KEEP_HOURS = 24;
+/** How long a key's answer is replayed; the retention job (jobs/retention.ts) deletes entries older than this. */
+export const KEEP_HOURS = 24;
 // A key still "processing" after this long belongs to a request that died: it may be retried.
 const ABANDONED_SECONDS = 60;
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey?: { userSid: string; key: string };
+    /** The answer holds a secret: what a replay answers instead of it (see withholdFromReplay). */
+    withheld?: { statusCode: number; body: { detail: string } };
   }
+}
+
+/**
+ * The answer of this request holds a secret (a new API key): it is never stored, and a
+ * retry with the same Idempotency-Key gets `statusCode` and `{"detail": detail}` instead,
+ * which should say what was created and what to do if the answer was lost.
+ */
+export function withholdFromReplay(request: FastifyRequest, statusCode: number, detail: string): void {
+  request.withheld = { statusCode, body: { detail } };
 }
 
 interface Stored {
@@ -75,9 +87,13 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     if (!claim) return payload;
     request.idempotencyKey = undefined;
     if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
+      // A secret (a new API key) is never stored: the replay is the withheld answer.
+      const kept = request.withheld
+        ? { status: request.withheld.statusCode, type: 'application/json; charset=utf-8', body: JSON.stringify(request.withheld.body) }
+        : { status: reply.statusCode, type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), body: payload };
       await db.execute(sql`
-        UPDATE idempotency_keys SET status = 'done', status_code = ${reply.statusCode},
-               content_type = ${String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8')}, response_body = ${payload}
+        UPDATE idempotency_keys SET status = 'done', status_code = ${kept.status},
+               content_type = ${kept.type}, response_body = ${kept.body}
          WHERE user_sid = ${claim.userSid} AND key = ${claim.key}`);
     } else {
       // Not a success: nothing was written, so the same key may be tried again.

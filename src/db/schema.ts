@@ -31,7 +31,11 @@ export const credentials = pgTable('credentials', {
   name: text('name').notNull().default(''),
   dateCreated: created(),
   lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-}, (t) => [index('credentials_user_kind_idx').on(t.userSid, t.kind, t.dateCreated)]);
+}, (t) => [
+  index('credentials_user_kind_idx').on(t.userSid, t.kind, t.dateCreated),
+  // The retention job finds idle-expired sessions by their last use.
+  index('credentials_session_last_used_idx').on(t.lastUsedAt).where(sql`kind = 'session'`),
+]);
 
 /** One-time tags for password resets and invitations, stored as hashes. */
 export const passwordResets = pgTable('password_resets', {
@@ -47,7 +51,7 @@ export const loginFailures = pgTable('login_failures', {
   key: text('key').primaryKey(),
   failures: integer('failures').notNull().default(0),
   windowStart: timestamp('window_start', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-});
+}, (t) => [index('login_failures_window_idx').on(t.windowStart)]);
 
 export const organizations = pgTable('organizations', {
   sid: text('sid').primaryKey(),
@@ -104,7 +108,12 @@ export const mailOutbox = pgTable('mail_outbox', {
   lastError: text('last_error'),
   dateCreated: created(),
   dateSent: timestamp('date_sent', { withTimezone: true, precision: 6 }),
-}, (t) => [index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`)]);
+}, (t) => [
+  index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  // The retention job: sent mail by when it was sent, failed mail by when it was queued.
+  index('mail_outbox_sent_idx').on(t.dateSent).where(sql`status = 'sent'`),
+  index('mail_outbox_failed_idx').on(t.dateCreated).where(sql`status = 'failed'`),
+]);
 
 
 export const projects = pgTable('projects', {

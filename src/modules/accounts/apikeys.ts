@@ -12,6 +12,7 @@ import { isoTimestamp } from '../../core/sql.js';
 import type { Actor } from '../../core/auth.js';
 import { ApiKeyBody, ApiKeyCreated, ApiKeyShapes } from './schemas.js';
 import { issueCredential } from './service.js';
+import { withholdFromReplay } from '../../core/idempotency.js';
 
 const columns = {
   sid: credentials.sid,
@@ -47,12 +48,16 @@ export function registerApiKeys(app: FastifyInstance, ctx: AppContext): void {
     },
     post: {
       summary: 'Create an API key',
-      description: 'Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`.',
+      description: 'Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. '
+        + 'A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored).',
       body: ApiKeyBody,
       allowed: () => true,
       response: () => ApiKeyCreated,
-      create: async (scope, body) => {
+      create: async (scope, body, _query, _serializer, request) => {
         const { secret, row } = await issueCredential(ctx.db, scope.actor.userSid, 'apikey', body.name);
+        withholdFromReplay(request, 409, `The API key ${row.sid} was already created by a request with this Idempotency-Key; `
+          + 'its key was shown only in that answer and is not kept. If that answer was lost, delete the key '
+          + `(DELETE /accounts/apikey/detail/${row.sid}/) and create a new one.`);
         const [created] = await ctx.db.select({ date_created: columns.date_created }).from(credentials).where(eq(credentials.sid, row.sid));
         return { sid: row.sid, name: row.name, key: secret, date_created: created.date_created };
       },

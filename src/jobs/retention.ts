@@ -1,0 +1,61 @@
+// The retention job: what the service keeps only for a while is deleted once that while
+// is over (the times are in the README, "Retention"). Every process runs it on the
+// periodic helper; rows are deleted in batches claimed with FOR UPDATE SKIP LOCKED, so
+// several processes at once neither wait for each other nor do the work twice.
+import { sql, type SQL } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { query, type Db } from '../db/client.js';
+import { KEEP_HOURS } from '../core/idempotency.js';
+import { Periodic } from './periodic.js';
+
+/** Sent mail (it holds reset, invitation and proof links in clear) is kept this long after sending. */
+export const SENT_MAIL_HOURS = 24;
+/** Mail that could not be delivered is kept this long after it was queued, for the operator to look into. */
+export const FAILED_MAIL_DAYS = 7;
+/** A failed sign-in counts for this long (accounts/service.ts FAILURE_WINDOW_SECONDS); older windows are deleted. */
+export const LOGIN_FAILURE_MINUTES = 15;
+const BATCH = 5_000;
+
+/** What each purge deletes: a table and the condition of its expired rows (each backed by an index). */
+function purges(tokenIdleMinutes: number): Array<{ name: string; table: SQL; expired: SQL }> {
+  return [
+    { name: 'sent mail', table: sql`mail_outbox`, expired: sql`status = 'sent' AND date_sent < now() - make_interval(hours => ${SENT_MAIL_HOURS})` },
+    { name: 'failed mail', table: sql`mail_outbox`, expired: sql`status = 'failed' AND date_created < now() - make_interval(days => ${FAILED_MAIL_DAYS})` },
+    { name: 'idempotency keys', table: sql`idempotency_keys`, expired: sql`date_created < now() - make_interval(hours => ${KEEP_HOURS})` },
+    { name: 'expired sessions', table: sql`credentials`, expired: sql`kind = 'session' AND last_used_at < now() - make_interval(mins => ${tokenIdleMinutes})` },
+    { name: 'login failures', table: sql`login_failures`, expired: sql`window_start < now() - make_interval(mins => ${LOGIN_FAILURE_MINUTES})` },
+  ];
+}
+
+/** Deletes every expired row, batch by batch; returns how many of each were deleted. */
+export async function purgeExpired(db: Db, tokenIdleMinutes: number): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {};
+  for (const purge of purges(tokenIdleMinutes)) {
+    deleted[purge.name] = 0;
+    for (;;) {
+      const [{ n }] = await query<{ n: number }>(db, sql`
+        WITH gone AS (
+          DELETE FROM ${purge.table} WHERE ctid = ANY(ARRAY(
+            SELECT ctid FROM ${purge.table} WHERE ${purge.expired} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED))
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`);
+      deleted[purge.name] += n;
+      if (n < BATCH) break;
+    }
+  }
+  return deleted;
+}
+
+/** The job: purgeExpired every `everySeconds` (RETENTION_CHECK_SECONDS), first a minute after start-up (or sooner). */
+export function retentionJob(options: { db: Db; log: FastifyBaseLogger; everySeconds: number; tokenIdleMinutes: number }): Periodic {
+  return new Periodic({
+    name: 'retention',
+    everySeconds: options.everySeconds,
+    firstSeconds: Math.min(60, options.everySeconds),
+    task: async () => {
+      const deleted = await purgeExpired(options.db, options.tokenIdleMinutes);
+      if (Object.values(deleted).some((n) => n > 0)) options.log.info({ deleted }, 'retention: expired rows deleted');
+    },
+    log: options.log,
+  });
+}
