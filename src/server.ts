@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
+import { DataFolderInUseError } from './db/folder-lock.js';
 
 async function serve(config: Config): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds });
@@ -80,6 +81,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A data folder held by another process: the message says what to do, no stack.
+  console.error(err instanceof DataFolderInUseError ? err.message : err);
   process.exit(1);
 });

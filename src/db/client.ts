@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
+import { lockDataFolder } from './folder-lock.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -124,10 +125,20 @@ export async function openDatabase(options: {
   }
   const dir = path.join(options.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
+  // One process per embedded database: a second one is refused (db/folder-lock.ts).
+  const release = await lockDataFolder(options.dataDir, (err) => {
+    console.error(JSON.stringify({ level: 40, msg: 'the lock of the embedded data folder was lost', error: err.message }));
+  });
   // PostgreSQL's default 128 MB of shared buffers lives in the embedded engine's memory
   // and is touched as it fills; 16 MB keeps a laptop's process about 110 MB smaller and
   // is plenty for one process's working set (PGlite's own start parameters are kept).
-  const client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+  } catch (err) {
+    await release().catch(() => {});
+    throw err;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
@@ -135,7 +146,13 @@ export async function openDatabase(options: {
     pool: null,
     pglite: client,
     migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        await release().catch(() => {});
+      }
+    },
   };
 }
 
