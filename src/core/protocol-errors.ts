@@ -74,8 +74,9 @@ export function missingSlash(request: FastifyRequest, reply: FastifyReply): Fast
   const path = at < 0 ? url : url.slice(0, at);
   if (path.endsWith('/') || path === '') return null;
   if (request.method === 'GET' || request.method === 'HEAD') {
-    // Only the path's own text is kept: a path starting with "//" would be another host.
-    const target = `/${path.replace(/^\/+/, '')}/${at < 0 ? '' : url.slice(at)}`;
+    // Only the path's own text is kept: a path starting with two slashes (or a slash and a
+    // backslash, which browsers read alike) would name another host.
+    const target = `/${path.replace(/^[/\\]+/, '')}/${at < 0 ? '' : url.slice(at)}`;
     return reply.code(308).header('location', target).type('application/json; charset=utf-8')
       .send(JSON.stringify({ detail: `Moved permanently to ${target.length > 200 ? 'the path with a trailing slash' : target}.` }));
   }

@@ -114,6 +114,11 @@ describe('every answer uses the API\'s bodies, also where no route is reached', 
       body: detail('Moved permanently to /evil.example/x/.'), headers: { location: '/evil.example/x/' },
     },
     {
+      what: 'a path starting with a slash and a backslash (read by browsers as //) is redirected on this server too',
+      send: () => request('GET', '/\\evil.example/x'), status: 308,
+      body: detail('Moved permanently to /evil.example/x/.'), headers: { location: '/evil.example/x/' },
+    },
+    {
       what: 'POST without the trailing slash: 404 that says to add it',
       send: () => request('POST', '/accounts/auth', { 'Content-Type': 'application/json' }, '{"username":"a@b.c","password":"x"}'),
       status: 404, body: detail('Not found. Paths end with a slash: add the trailing slash.'),
