@@ -142,7 +142,8 @@ export function validationBody(validation: AjvError[], context?: string): Record
 }
 
 // 57014: a statement cancelled by statement_timeout (db/client.ts): the database is too busy or stuck.
-const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57014', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'];
+// 40P01, 40001: a deadlock or serialization failure broke the transaction (rolled back whole): retry.
+const UNAVAILABLE_CODES = ['40P01', '40001', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57014', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'];
 
 /** Whether the database could not be reached: the error or one of its causes (Drizzle wraps the driver's error) says so. */
 function isDatabaseUnavailable(error: unknown): boolean {

@@ -11,6 +11,7 @@ import { BASE_URL, DB_KIND } from '../helpers/env.ts';
 import { describeAnswer, type Answer, type Api } from '../helpers/http.ts';
 import { expectDetail, expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { addMember, newOrganization } from '../helpers/factories.ts';
 import { countVersions, createCell, listPath, readRow, newWorkspace, recordPaths, type Workspace } from '../helpers/records.ts';
 import { withQuery, type Query } from '../helpers/http.ts';
 
@@ -171,6 +172,27 @@ describe('If-Match races the writers of a row', () => {
       }));
     }
     assert.ok(ifMatchWon <= ROWS * ROUNDS);
+  });
+});
+
+describe('If-Match races a change of Admins', () => {
+  test('100 races of an If-Match personnel PATCH against a plain one, both changing who is Admin: each answers 200 or 412, never 5xx (no deadlock)', async () => {
+    const { admin, org } = await newOrganization('ifmatchp');
+    const people = await Promise.all(Array.from({ length: 10 }, (_v, i) => addMember(admin, org, { is_administrator: 'true' }, `ifmatchp${i}`)));
+    for (let round = 0; round < 10; round += 1) {
+      await Promise.all(people.map(async (person, p) => {
+        const path = `/organizations/personnel/detail/${person.personnel.sid}/`;
+        const set = expectStatus(await admin.api.patch(path, { title: `setup ${round}` }), 200, 'setting the record');
+        const etag = set.headers.get('etag')!;
+        const flag = round % 2 === 0 ? 'false' : 'true';
+        const [plain, conditional] = await Promise.all([
+          through(admin.api, p + round).patch(path, { is_administrator: flag, title: `plain ${round}` }),
+          through(admin.api, p + round + 1).patch(path, { is_administrator: flag, title: `if-match ${round}` }, { headers: { 'if-match': etag } }),
+        ]);
+        expectStatus(plain, 200, `round ${round}, person ${p}: the plain PATCH`);
+        if (conditional.status !== 200) expectDetail(conditional, 412, CHANGED, `round ${round}, person ${p}: the If-Match PATCH`);
+      }));
+    }
   });
 });
 

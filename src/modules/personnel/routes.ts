@@ -10,6 +10,7 @@ import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { serializePersonnel } from './serializers.js';
 import { addPersonnel, changePersonnel, loadPersonnel, type PersonnelInput } from './service.js';
+import { sql } from 'drizzle-orm';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { personnel } from '../../db/schema.js';
 
@@ -52,7 +53,11 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/organizations/personnel',
-    lock: lockOwnRow(personnel),
+    // The organization first, then the record: the order a change of Admins locks them in (service.ts).
+    lock: async (tx, sid) => {
+      await tx.execute(sql`SELECT 1 FROM organizations WHERE sid = (SELECT organization_sid FROM personnel WHERE sid = ${sid}) FOR UPDATE`);
+      await lockOwnRow(personnel)(tx, sid);
+    },
     tag: 'personnel',
     shape: PersonnelShapes.detail,
     get: {
