@@ -1,7 +1,5 @@
 // buildApp: the one factory the server, the CLI's checks and the tests all use.
 import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -13,6 +11,7 @@ import { digestScheduler } from './jobs/digest.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { installServerTiming } from './core/query-count.js';
+import { registerOpenApi } from './core/openapi.js';
 import { errors } from './core/errors.js';
 import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
@@ -107,26 +106,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   const locks = recordLocks(database, config.databaseUrl);
   const ctx: AppContext = { config, database, db: database.db, mail, locks };
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Records Service API',
-        version: '1.0.0',
-        description: 'Organizations, personnel, projects, tables of records, cells, a hash-chained version history, workflows and notifications. '
-          + 'Authenticate with the header `token: <token>` (or `Authorization: Token <token>`); API keys as `Authorization: Bearer <key>`.',
-      },
-      components: {
-        securitySchemes: {
-          token: { type: 'apiKey', in: 'header', name: 'token' },
-          apiKey: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ token: [] }, { apiKey: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
+  // The OpenAPI document (/openapi.json) and the reference page (/docs/): core/openapi.ts.
+  await registerOpenApi(app);
 
   // Graceful shutdown (SIGTERM): requests in flight finish; a request that arrives on an
   // open connection meanwhile gets 503, and every answer from then on closes its

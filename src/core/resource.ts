@@ -57,6 +57,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     addPermission: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean | Promise<boolean>;
     /** When true for a query, results are sent as they are, not through the shape's schema (e.g. versions' `dataonly`). */
     raw?: (query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean;
+    /** What a result is when raw() holds, for the OpenAPI document (the page holds either shape). */
+    rawShape?: TSchema;
     count: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => Promise<number>;
     /**
      * The page. When it is a Counted page with its `total` (see pagination.ts), count()
@@ -87,6 +89,18 @@ const listParams = Type.Object({
 });
 const detailParams = Type.Object({ sid: Type.String({ description: 'the sid of the record' }) });
 
+/** The model's name in the OpenAPI document: '/tables/row' → 'Row'. */
+function modelTitle(path: string): string {
+  const model = path.split('/').pop() ?? '';
+  return model === 'apikey' ? 'ApiKey' : model.charAt(0).toUpperCase() + model.slice(1);
+}
+
+/** Names a schema in the OpenAPI document (core/openapi.ts) unless it has a name already. */
+function titled<T extends TSchema>(schema: T, title: string): T {
+  if (!schema.title) (schema as { title?: string }).title = title;
+  return schema;
+}
+
 /** Registers 405 answers for every method `offered` does not include. */
 export function refuseOtherMethods(app: FastifyInstance, url: string, offered: HTTPMethods[]) {
   const others = METHODS.filter((m) => !offered.includes(m));
@@ -115,6 +129,9 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
   // The level comes from the URL: only the definition's own keys count, never what an
   // object inherits ("constructor", "__proto__", "toString" …).
   const resolverOf = (level: string) => (Object.hasOwn(def.levels, level) ? def.levels[level] : undefined);
+  const model = modelTitle(def.path);
+  for (const serializer of SERIALIZERS) titled(def.shapes[serializer], `${model}${serializer.charAt(0).toUpperCase()}${serializer.slice(1)}`);
+  if (def.post) titled(def.post.body, `${model}Create`);
 
   // Resolve the level and the caller's standing before the body is validated, so an
   // outsider gets 403, never a lesson in our schemas.
@@ -133,6 +150,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
       app.route({
         method: 'GET',
         url,
+        config: { levels, ...(get.rawShape ? { docResponse: Page(Type.Union([shape, get.rawShape])) } : {}) },
         preValidation: resolveScope,
         schema: {
           tags: [def.tag],
@@ -171,6 +189,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
       app.route({
         method: 'POST',
         url,
+        config: { levels },
         preValidation: async (request) => {
           await resolveScope(request);
           if (!post.allowed(request.scope as S)) throw errors.forbidden();
@@ -266,6 +285,8 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
 ): void {
   const url = `${def.path}/detail/:sid/`;
   const offered: HTTPMethods[] = [];
+  titled(def.shape, `${modelTitle(def.path)}Detail`);
+  if (def.patch) titled(def.patch.body, `${modelTitle(def.path)}Update`);
   const sidOf = (request: FastifyRequest) => (request.params as { sid: string }).sid;
   const withEtag = (reply: FastifyReply, record: unknown) => {
     reply.header('etag', etagOf(record));

@@ -2,15 +2,15 @@
 import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
 
 /** A sid (as the API shows it). */
-export const Sid = Type.String({ description: 'identifier', examples: ['a1B2c3D4e5F6g7H8'] });
+export const Sid = Type.String({ description: 'identifier', example: 'a1B2c3D4e5F6g7H8' });
 /** ISO 8601 UTC with microseconds and a trailing Z. */
-export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds', examples: ['2018-07-27T07:10:57.279388Z'] });
+export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds', example: '2018-07-27T07:10:57.279388Z' });
 /** YYYY-MM-DD. */
-export const DateString = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2024-01-15'] });
+export const DateString = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', example: '2024-01-15' });
 /** A formatted amount. */
-export const Money = Type.String({ description: 'formatted currency amount', examples: ['$12.50'] });
+export const Money = Type.String({ description: 'formatted currency amount', example: '$12.50' });
 /** {sid, name}: how one record refers to another. */
-export const Ref = Type.Object({ sid: Sid, name: Type.String() });
+export const Ref = Type.Object({ sid: Sid, name: Type.String() }, { title: 'Ref' });
 
 /** `schema` or null. */
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
@@ -45,9 +45,9 @@ export const Body = <T extends TProperties>(properties: T, options: { descriptio
 export const Record_ = <T extends TProperties>(properties: T, description?: string): TObject<T> =>
   Type.Object(properties, description ? { description } : {});
 
-export const DetailError = Type.Object({ detail: Type.String() }, { description: 'an error: {"detail": message}' });
-export const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String()), { description: 'field errors: {"field": ["message"]}' });
-export const PlainText = Type.String({ description: 'a plain-text message' });
+export const DetailError = Type.Object({ detail: Type.String() }, { title: 'Error', description: 'an error: {"detail": message}' });
+export const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String()), { title: 'FieldErrors', description: 'field errors: {"field": ["message"]}' });
+export const PlainText = Type.String({ title: 'PlainText', description: 'a plain-text message' });
 
 /** The page envelope around `item`. */
 export function Page<T extends TSchema>(item: T) {
@@ -60,7 +60,7 @@ export function Page<T extends TSchema>(item: T) {
     previous: Type.Union([Type.String(), Type.Null()]),
     add_permission: Type.Boolean(),
     results: Type.Array(item),
-  });
+  }, item.title ? { title: `${item.title}Page` } : {});
 }
 
 /** Query parameters of every list. */

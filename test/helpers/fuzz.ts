@@ -169,7 +169,20 @@ export interface Operation {
   description: string;
 }
 
-/** Every operation of an OpenAPI 3 document (no $ref support: the service inlines its schemas). */
+/** `schema` with every `#/components/…` $ref replaced by what it names (the service's schemas have no cycles). */
+function inlineRefs(doc: any, schema: any): any {
+  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(doc, s));
+  if (!schema || typeof schema !== 'object') return schema;
+  if (typeof schema.$ref === 'string') {
+    const [, kind, name] = /^#\/components\/(\w+)\/(.+)$/.exec(schema.$ref) ?? [];
+    const named = kind ? doc.components?.[kind]?.[name] : undefined;
+    if (!named) throw new Error(`unresolved $ref ${schema.$ref}`);
+    return inlineRefs(doc, named);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(doc, v)]));
+}
+
+/** Every operation of an OpenAPI 3 document, its schemas' $refs inlined. */
 export function operationsOf(doc: any): Operation[] {
   const out: Operation[] = [];
   const globalSecurity = Array.isArray(doc.security) && doc.security.length > 0;
@@ -181,8 +194,8 @@ export function operationsOf(doc: any): Operation[] {
       out.push({
         method: method.toUpperCase(),
         path,
-        params: op.parameters ?? [],
-        body: op.requestBody?.content?.['application/json']?.schema,
+        params: inlineRefs(doc, op.parameters ?? []),
+        body: inlineRefs(doc, op.requestBody?.content?.['application/json']?.schema),
         secured: Array.isArray(op.security) ? op.security.length > 0 : globalSecurity,
         levels,
         description,

@@ -28,8 +28,24 @@ describe('the API reference', () => {
     return resolve(found);
   }
 
+  /** A parameter with its $ref (to components.parameters) followed. */
+  function parameter(param: { $ref?: string }): any {
+    if (!param.$ref) return param;
+    const found = (doc.components as any)?.parameters?.[param.$ref.replace('#/components/parameters/', '')];
+    assert.ok(found, `unresolved $ref ${param.$ref}`);
+    return found;
+  }
+
+  /** An answer with its $ref (to components.responses) followed. */
+  function response(answer: { $ref?: string } | undefined): any {
+    if (!answer?.$ref) return answer;
+    const found = (doc.components as any)?.responses?.[answer.$ref.replace('#/components/responses/', '')];
+    assert.ok(found, `unresolved $ref ${answer.$ref}`);
+    return found;
+  }
+
   function jsonSchema(operation: any, status: string): Schema {
-    const schema = operation?.responses?.[status]?.content?.['application/json']?.schema;
+    const schema = response(operation?.responses?.[status])?.content?.['application/json']?.schema;
     assert.ok(schema, `a ${status} JSON response schema`);
     return resolve(schema);
   }
@@ -59,11 +75,12 @@ describe('the API reference', () => {
       assert.equal(variants.length, 2, 'one record or an array of records');
       assert.deepEqual(keys(variants.find((v) => v.type === 'object')!), shapeKeys(`personnel.${serializer}`).sort());
       assert.deepEqual(keys(resolve(variants.find((v) => v.type === 'array')!.items!)), shapeKeys(`personnel.${serializer}`).sort());
+      const parameters = item.get.parameters.map(parameter);
       for (const param of ['level', 'sid']) {
-        assert.ok(item.get.parameters.some((p: { name: string; in: string }) => p.name === param && p.in === 'path'), `path parameter ${param}`);
+        assert.ok(parameters.some((p: { name: string; in: string }) => p.name === param && p.in === 'path'), `path parameter ${param}`);
       }
       for (const param of ['page', 'page_size']) {
-        assert.ok(item.get.parameters.some((p: { name: string; in: string }) => p.name === param && p.in === 'query'), `query parameter ${param}`);
+        assert.ok(parameters.some((p: { name: string; in: string }) => p.name === param && p.in === 'query'), `query parameter ${param}`);
       }
     }
   });
@@ -100,7 +117,11 @@ describe('the API reference', () => {
     try {
       const page = await browser.newPage();
       const failed: string[] = [];
+      const refused: string[] = [];
       page.on('requestfailed', (request) => failed.push(request.url()));
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
       const res = await page.goto(`${BASE_URL}${PATHS.docs}`);
       assert.equal(res?.status(), 200);
       await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
@@ -120,6 +141,18 @@ describe('the API reference', () => {
       assert.match(text ?? '', /Records Service API/);
       assert.match(text ?? '', /personnel/);
       assert.deepEqual(failed, [], 'every asset of the page loads from the service itself');
+      // The product's page, not the framework's: its title, logo and favicon, and how to sign in.
+      assert.equal(await page.title(), 'Records Service API');
+      const logo = await page.$eval('.topbar img', (img) => (img as HTMLImageElement).src);
+      const logoAnswer = await fetch(logo);
+      assert.equal(logoAnswer.status, 200, `the logo ${logo}`);
+      assert.match(await logoAnswer.text(), /<svg[^>]*>[\s\S]*#1f4e79/, 'our logo, not Swagger\'s');
+      assert.ok(await page.$('link[rel="icon"][href*="favicon.svg"]'), 'our favicon');
+      assert.match(text ?? '', /Signing in/);
+      assert.match(text ?? '', /POST \/accounts\/auth\//);
+      assert.ok(await page.$('.btn.authorize'), 'the Authorize button');
+      assert.deepEqual(refused, [], 'nothing on the page is refused by its Content-Security-Policy');
+      assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
     } finally {
       await browser.close();
     }

@@ -15,7 +15,8 @@ export const CellListQuery = {
   row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the cells of this row, in column order' })),
 };
 export const CellCreateQuery = {
-  row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'the row of the new cell (required: 406 without it)' })),
+  // Checked by the service (406 without it, as the spec says); required in the OpenAPI document.
+  row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'the row of the new cell (required: 406 without it)', 'x-required': true })),
 };
 const Data = Type.String({ maxLength: 100_000, description: 'the cell content' });
 export const CellCreate = Body({ column: Type.String({ maxLength: 64, description: "a column of the row's table" }), data: Data });

@@ -20,7 +20,9 @@ export const ColumnCreate = Body({
 });
 export const ColumnPatch = Body({ name: Type.Optional(Text(255, { minLength: 1 })), order: Type.Optional(Order) });
 
-// Optional in the schema so that its absence on POST gets the field error of the design, not a generic one.
-const TableSid = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
+// Optional in the schema so that its absence on POST gets the field error of the design, not a generic one
+// (`x-required`: the OpenAPI document says it is required all the same; core/openapi.ts).
+const TableSid = (description: string, required = false) =>
+  Type.Optional(Type.String({ maxLength: 64, description, ...(required ? { 'x-required': true } : {}) }));
 export const ColumnListQuery = { table__sid: TableSid('only the columns of this table of the organization') };
-export const ColumnCreateQuery = { table__sid: TableSid('the table of the organization the column is added to (required)') };
+export const ColumnCreateQuery = { table__sid: TableSid('the table of the organization the column is added to (required)', true) };

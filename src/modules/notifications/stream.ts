@@ -55,14 +55,13 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
     schema: {
       tags: ['notifications'],
       summary: 'Live stream of the caller\'s new notifications (Server-Sent Events)',
-      description: 'Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`). '
+      description: 'Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app\'s session cookie alone). '
         + 'Each new notification sent to the caller, in any organization where they are an active member '
         + '(or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, '
         + '`data: <the notification in the list shape>`, whichever server process created it. '
         + 'A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with '
         + '`Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100).',
       querystring: StreamQuery,
-      produces: ['text/event-stream'],
       response: {
         200: { description: 'a text/event-stream of `notification` events', content: { 'text/event-stream': { schema: Type.String() } } },
         ...ErrorResponses,

@@ -11,7 +11,7 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { versions } from '../../db/schema.js';
-import { VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './schemas.js';
+import { VersionData, VersionDetail, VersionListQuery, VersionPatch, VersionShapes } from './schemas.js';
 import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
@@ -40,6 +40,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
       query: VersionListQuery,
       addPermission: () => false,
       raw: (query) => query.dataonly === true,
+      rawShape: VersionData,
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {

@@ -37,7 +37,13 @@ export const VersionDetail = Type.Object({
   date_created: Timestamp,
   date_updated: Timestamp,
   change_permission: Type.Boolean(),
-});
+}, { title: 'Version' });
+
+/** A version's row data alone (the list's `dataonly=true`). */
+export const VersionData = Type.Object({
+  name: Type.String(), description: Type.String(), is_locked: Type.Boolean(), is_archived: Type.Boolean(),
+  cells: Type.Record(Type.String(), Type.String(), { description: 'the cells by column sid' }),
+}, { title: 'RowData', additionalProperties: true, description: "the row's data as this version recorded it" });
 
 export const VersionListQuery = {
   row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the versions of this row, in version order' })),

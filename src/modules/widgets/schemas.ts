@@ -24,7 +24,7 @@ export const WidgetShapes = {
 const Price = Type.String({
   maxLength: 20,
   description: 'a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write',
-  examples: ['0.50'],
+  example: '0.50',
 });
 
 const fields = {

@@ -12,42 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Service health */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "unavailable";
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -69,71 +34,7 @@ export interface paths {
          * Create an account
          * @description Off (403) when SIGNUP_ENABLED=false.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        /** @description at least 8 characters */
-                        password: string;
-                        first_name?: string;
-                        last_name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            email: string;
-                            first_name: string;
-                            last_name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -150,79 +51,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in: a token for the email (username) and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the email */
-                        username: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            token: string;
-                            user: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                first_name: string;
-                                last_name: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -237,39 +66,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether the token is valid */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -286,74 +83,10 @@ export interface paths {
             cookie?: never;
         };
         /** End the session token */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["signOutWithGet"];
         put?: never;
         /** End the session token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,45 +106,7 @@ export interface paths {
          * Email a password reset link
          * @description Answers the same whether or not the email has an account.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["forgetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -431,49 +126,7 @@ export interface paths {
          * Set a new password with the emailed tag
          * @description The tag is valid 30 minutes (7 days for an invitation) and once. Every session of the account ends.
          */
-        post: {
-            parameters: {
-                query: {
-                    /** @description the tag from the emailed link */
-                    tag: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at least 8 characters */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -488,158 +141,18 @@ export interface paths {
             cookie?: never;
         };
         /** The signed-in user of the session cookie (or token) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                first_name: string;
-                                last_name: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSession"];
         put?: never;
         /**
          * Sign in from the web app: a session cookie
          * @description Sets the cookie `records_session` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry `X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the email */
-                        username: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                first_name: string;
-                                last_name: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         /**
          * Sign out: ends the session on the server and clears the cookie
          * @description Answers 204 whether or not the session was still valid. With the cookie it needs `X-Requested-With: records-web`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description signed out */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -658,116 +171,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeysName"];
         put?: never;
         /**
          * Create an API key (answers the name shape)
@@ -775,115 +179,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            /** @description the key; shown only in this answer */
-                            key: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createApiKeyName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -903,127 +199,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                last_used: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeysList"];
         put?: never;
         /**
          * Create an API key (answers the list shape)
@@ -1031,115 +207,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            /** @description the key; shown only in this answer */
-                            key: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createApiKeyList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1159,127 +227,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                last_used: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeysDetail"];
         put?: never;
         /**
          * Create an API key (answers the detail shape)
@@ -1287,115 +235,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            /** @description the key; shown only in this answer */
-                            key: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createApiKeyDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1410,201 +250,11 @@ export interface paths {
             cookie?: never;
         };
         /** One of the caller's API keys */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            last_used: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getApiKey"];
         put?: never;
         post?: never;
         /** Delete one of the caller's API keys; it stops authenticating at once */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description an empty object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1623,116 +273,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listOrganizationsName"];
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the name shape)
@@ -1740,109 +281,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createOrganizationName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1862,123 +301,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /**
-                                 * @description formatted currency amount
-                                 * @example $12.50
-                                 */
-                                credits: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listOrganizationsList"];
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the list shape)
@@ -1986,116 +309,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            credits: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createOrganizationList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2115,133 +329,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /**
-                                 * @description formatted currency amount
-                                 * @example $12.50
-                                 */
-                                credits: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listOrganizationsDetail"];
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the detail shape)
@@ -2249,126 +337,7 @@ export interface paths {
          *
          *     Levels: user.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            credits: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createOrganizationDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2383,117 +352,7 @@ export interface paths {
             cookie?: never;
         };
         /** One organization, with its credits */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            credits: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getOrganization"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2503,135 +362,7 @@ export interface paths {
          * Change the name or description (Admin)
          * @description Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            credits: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateOrganization"];
         trace?: never;
     };
     "/organizations/personnel/list/{level}/{sid}/name/": {
@@ -2647,116 +378,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listPersonnelName"];
         put?: never;
         /**
          * Add one or more members (Admin) (answers the name shape)
@@ -2764,154 +386,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            /** @description one member, or an array of up to 100 */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    } | {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        } | {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        }[];
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createPersonnelName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2931,131 +406,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                email: string;
-                                title: string;
-                                /**
-                                 * @description YYYY-MM-DD
-                                 * @example 2024-01-15
-                                 */
-                                date_start: string;
-                                /**
-                                 * @description YYYY-MM-DD
-                                 * @example 2024-01-15
-                                 */
-                                date_end: string | null;
-                                is_administrator: boolean;
-                                is_archived: boolean;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listPersonnelList"];
         put?: never;
         /**
          * Add one or more members (Admin) (answers the list shape)
@@ -3063,184 +414,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            /** @description one member, or an array of up to 100 */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    } | {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            change_permission: boolean;
-                        } | {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            change_permission: boolean;
-                        }[];
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createPersonnelList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3260,151 +434,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                email: string;
-                                first_name: string;
-                                last_name: string;
-                                title: string;
-                                /**
-                                 * @description YYYY-MM-DD
-                                 * @example 2024-01-15
-                                 */
-                                date_start: string;
-                                /**
-                                 * @description YYYY-MM-DD
-                                 * @example 2024-01-15
-                                 */
-                                date_end: string | null;
-                                is_administrator: boolean;
-                                is_archived: boolean;
-                                dashboard: {
-                                    link: string;
-                                    note: string;
-                                }[];
-                                is_use_single_sign_on: boolean;
-                                should_receive_weekly_digest: boolean;
-                                should_receive_statement_digest: boolean;
-                                should_receive_mention_notification: boolean;
-                                should_receive_record_change_notification: boolean;
-                                should_receive_notification_email: boolean;
-                                metadata: unknown[];
-                                change_permission: boolean;
-                                /** @description the full name of who last changed the record */
-                                updated_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listPersonnelDetail"];
         put?: never;
         /**
          * Add one or more members (Admin) (answers the detail shape)
@@ -3412,224 +442,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            /** @description one member, or an array of up to 100 */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    } | {
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email: string;
-                        first_name?: string;
-                        last_name?: string;
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            first_name: string;
-                            last_name: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            dashboard: {
-                                link: string;
-                                note: string;
-                            }[];
-                            is_use_single_sign_on: boolean;
-                            should_receive_weekly_digest: boolean;
-                            should_receive_statement_digest: boolean;
-                            should_receive_mention_notification: boolean;
-                            should_receive_record_change_notification: boolean;
-                            should_receive_notification_email: boolean;
-                            metadata: unknown[];
-                            change_permission: boolean;
-                            /** @description the full name of who last changed the record */
-                            updated_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        } | {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            first_name: string;
-                            last_name: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            dashboard: {
-                                link: string;
-                                note: string;
-                            }[];
-                            is_use_single_sign_on: boolean;
-                            should_receive_weekly_digest: boolean;
-                            should_receive_statement_digest: boolean;
-                            should_receive_mention_notification: boolean;
-                            should_receive_record_change_notification: boolean;
-                            should_receive_notification_email: boolean;
-                            metadata: unknown[];
-                            change_permission: boolean;
-                            /** @description the full name of who last changed the record */
-                            updated_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        }[];
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createPersonnelDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3644,135 +457,7 @@ export interface paths {
             cookie?: never;
         };
         /** One member (Admin, Member) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            first_name: string;
-                            last_name: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            dashboard: {
-                                link: string;
-                                note: string;
-                            }[];
-                            is_use_single_sign_on: boolean;
-                            should_receive_weekly_digest: boolean;
-                            should_receive_statement_digest: boolean;
-                            should_receive_mention_notification: boolean;
-                            should_receive_record_change_notification: boolean;
-                            should_receive_notification_email: boolean;
-                            metadata: unknown[];
-                            change_permission: boolean;
-                            /** @description the full name of who last changed the record */
-                            updated_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getPersonnel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3784,185 +469,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title?: string;
-                        /**
-                         * @description YYYY-MM-DD
-                         * @example 2024-01-15
-                         */
-                        date_start?: string;
-                        /** @description YYYY-MM-DD; "" or null for none */
-                        date_end?: string | "" | (never | null);
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_administrator?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        is_archived?: boolean | ("true" | "false");
-                        first_name?: string;
-                        last_name?: string;
-                        /**
-                         * Format: email
-                         * @description an email address
-                         */
-                        email?: string;
-                        metadata?: unknown[];
-                        dashboard?: {
-                            link: string;
-                            note: string;
-                        }[];
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        should_receive_weekly_digest?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        should_receive_statement_digest?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        should_receive_mention_notification?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        should_receive_record_change_notification?: boolean | ("true" | "false");
-                        /** @description true or false (as a JSON boolean or the string "true"/"false") */
-                        should_receive_notification_email?: boolean | ("true" | "false");
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            email: string;
-                            first_name: string;
-                            last_name: string;
-                            title: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_start: string;
-                            /**
-                             * @description YYYY-MM-DD
-                             * @example 2024-01-15
-                             */
-                            date_end: string | null;
-                            is_administrator: boolean;
-                            is_archived: boolean;
-                            dashboard: {
-                                link: string;
-                                note: string;
-                            }[];
-                            is_use_single_sign_on: boolean;
-                            should_receive_weekly_digest: boolean;
-                            should_receive_statement_digest: boolean;
-                            should_receive_mention_notification: boolean;
-                            should_receive_record_change_notification: boolean;
-                            should_receive_notification_email: boolean;
-                            metadata: unknown[];
-                            change_permission: boolean;
-                            /** @description the full name of who last changed the record */
-                            updated_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updatePersonnel"];
         trace?: never;
     };
     "/projects/project/list/{level}/{sid}/name/": {
@@ -3978,116 +485,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listProjectsName"];
         put?: never;
         /**
          * Create a project (Admin) (answers the name shape)
@@ -4095,109 +493,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createProjectName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4217,118 +513,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listProjectsList"];
         put?: never;
         /**
          * Create a project (Admin) (answers the list shape)
@@ -4336,111 +521,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createProjectList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4460,130 +541,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /** @description the creator's full name; empty when unknown */
-                                created_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listProjectsDetail"];
         put?: never;
         /**
          * Create a project (Admin) (answers the detail shape)
@@ -4591,123 +549,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the creator's full name; empty when unknown */
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createProjectDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4725,114 +567,7 @@ export interface paths {
          * One project (Admin; members with a project role)
          * @description A project of an organization the caller is not in is 404; a member without a role in the project gets 403.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the creator's full name; empty when unknown */
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getProject"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4844,132 +579,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the creator's full name; empty when unknown */
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/projects/member/list/{level}/{sid}/name/": {
@@ -4985,116 +595,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listMembersName"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the name shape)
@@ -5102,114 +603,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the sid of a personnel record of the project's organization */
-                        personnel: string;
-                        /**
-                         * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                         * @enum {string}
-                         */
-                        permission: "admin" | "edit" | "view";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createMemberName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5229,129 +623,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                personnel: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                                 * @enum {string}
-                                 */
-                                permission: "admin" | "edit" | "view";
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listMembersList"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the list shape)
@@ -5359,127 +631,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the sid of a personnel record of the project's organization */
-                        personnel: string;
-                        /**
-                         * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                         * @enum {string}
-                         */
-                        permission: "admin" | "edit" | "view";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            personnel: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                             * @enum {string}
-                             */
-                            permission: "admin" | "edit" | "view";
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createMemberList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5499,139 +651,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                personnel: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                                 * @enum {string}
-                                 */
-                                permission: "admin" | "edit" | "view";
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listMembersDetail"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the detail shape)
@@ -5639,137 +659,7 @@ export interface paths {
          *
          *     Levels: project.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the sid of a personnel record of the project's organization */
-                        personnel: string;
-                        /**
-                         * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                         * @enum {string}
-                         */
-                        permission: "admin" | "edit" | "view";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            personnel: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                             * @enum {string}
-                             */
-                            permission: "admin" | "edit" | "view";
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createMemberDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5787,216 +677,14 @@ export interface paths {
          * One project membership (Admin; any project member)
          * @description A membership of an organization the caller is not in is 404; a member of the organization without a role in the project gets 403.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            personnel: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                             * @enum {string}
-                             */
-                            permission: "admin" | "edit" | "view";
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getMember"];
         put?: never;
         post?: never;
         /**
          * Remove a member from a project (Admin, Project Admin)
          * @description Answers {}.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description an empty object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        delete: operations["deleteMember"];
         options?: never;
         head?: never;
         /**
@@ -6005,144 +693,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                         * @enum {string}
-                         */
-                        permission: "admin" | "edit" | "view";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            personnel: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
-                             * @enum {string}
-                             */
-                            permission: "admin" | "edit" | "view";
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateMember"];
         trace?: never;
     };
     "/tables/table/list/{level}/{sid}/name/": {
@@ -6158,116 +709,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listTablesName"];
         put?: never;
         /**
          * Create a table (Admin) (answers the name shape)
@@ -6275,109 +717,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createTableName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6397,118 +737,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listTablesList"];
         put?: never;
         /**
          * Create a table (Admin) (answers the list shape)
@@ -6516,111 +745,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createTableList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6640,146 +765,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /** @description the columns of the table, by order */
-                                columns: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                    order: number;
-                                    widget: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    };
-                                }[];
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listTablesDetail"];
         put?: never;
         /**
          * Create a table (Admin) (answers the detail shape)
@@ -6787,139 +773,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the columns of the table, by order */
-                            columns: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                            }[];
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createTableDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6937,130 +791,7 @@ export interface paths {
          * One table, with its columns (Admin, Member)
          * @description The columns are {sid, name, order, widget: {sid, name}}, by order. A table of an organization the caller is not in is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the columns of the table, by order */
-                            columns: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                            }[];
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getTable"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7072,148 +803,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the columns of the table, by order */
-                            columns: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                            }[];
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateTable"];
         trace?: never;
     };
     "/widgets/widget/list/{level}/{sid}/name/": {
@@ -7229,116 +819,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWidgetsName"];
         put?: never;
         /**
          * Create a widget of the organization (Admin) (answers the name shape)
@@ -7346,121 +827,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /**
-                         * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
-                         * @example 0.50
-                         */
-                        price?: string;
-                        /** @description whether cells of this widget may be added to a locked row */
-                        addable_at_readonly?: boolean;
-                        /**
-                         * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
-                         * @enum {string}
-                         */
-                        kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWidgetName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7480,127 +847,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /**
-                                 * @description formatted currency amount
-                                 * @example $12.50
-                                 */
-                                price: string;
-                                addable_at_readonly: boolean;
-                                kind: string;
-                                /** @description a built-in widget, shared by every organization and read-only */
-                                is_builtin: boolean;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWidgetsList"];
         put?: never;
         /**
          * Create a widget of the organization (Admin) (answers the list shape)
@@ -7608,132 +855,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /**
-                         * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
-                         * @example 0.50
-                         */
-                        price?: string;
-                        /** @description whether cells of this widget may be added to a locked row */
-                        addable_at_readonly?: boolean;
-                        /**
-                         * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
-                         * @enum {string}
-                         */
-                        kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            price: string;
-                            addable_at_readonly: boolean;
-                            kind: string;
-                            /** @description a built-in widget, shared by every organization and read-only */
-                            is_builtin: boolean;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWidgetList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7753,137 +875,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /**
-                                 * @description formatted currency amount
-                                 * @example $12.50
-                                 */
-                                price: string;
-                                addable_at_readonly: boolean;
-                                kind: string;
-                                /** @description a built-in widget, shared by every organization and read-only */
-                                is_builtin: boolean;
-                                change_permission: boolean;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWidgetsDetail"];
         put?: never;
         /**
          * Create a widget of the organization (Admin) (answers the detail shape)
@@ -7891,142 +883,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /**
-                         * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
-                         * @example 0.50
-                         */
-                        price?: string;
-                        /** @description whether cells of this widget may be added to a locked row */
-                        addable_at_readonly?: boolean;
-                        /**
-                         * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
-                         * @enum {string}
-                         */
-                        kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            price: string;
-                            addable_at_readonly: boolean;
-                            kind: string;
-                            /** @description a built-in widget, shared by every organization and read-only */
-                            is_builtin: boolean;
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWidgetDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8044,121 +901,7 @@ export interface paths {
          * One widget (built-in: any user; an organization's: its Admins and Members)
          * @description A widget of an organization the caller is not in is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            price: string;
-                            addable_at_readonly: boolean;
-                            kind: string;
-                            /** @description a built-in widget, shared by every organization and read-only */
-                            is_builtin: boolean;
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getWidget"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8170,151 +913,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        /**
-                         * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
-                         * @example 0.50
-                         */
-                        price?: string;
-                        /** @description whether cells of this widget may be added to a locked row */
-                        addable_at_readonly?: boolean;
-                        /**
-                         * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
-                         * @enum {string}
-                         */
-                        kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            price: string;
-                            addable_at_readonly: boolean;
-                            kind: string;
-                            /** @description a built-in widget, shared by every organization and read-only */
-                            is_builtin: boolean;
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWidget"];
         trace?: never;
     };
     "/tables/column/list/{level}/{sid}/name/": {
@@ -8330,118 +929,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the columns of this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listColumnsName"];
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the name shape)
@@ -8449,115 +937,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the column is added to (required) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget: string;
-                        /** @description position among the table's columns (from 0) */
-                        order?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createColumnName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8577,136 +957,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the columns of this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listColumnsList"];
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the list shape)
@@ -8714,133 +965,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the column is added to (required) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget: string;
-                        /** @description position among the table's columns (from 0) */
-                        order?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            order: number;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createColumnList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8860,146 +985,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the columns of this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                change_permission: boolean;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listColumnsDetail"];
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the detail shape)
@@ -9007,143 +993,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the column is added to (required) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget: string;
-                        /** @description position among the table's columns (from 0) */
-                        order?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            order: number;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createColumnDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9161,128 +1011,7 @@ export interface paths {
          * One column (Admin, Member)
          * @description A column of an organization the caller is not in is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            order: number;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getColumn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9294,147 +1023,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        /** @description position among the table's columns (from 0) */
-                        order?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            order: number;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            change_permission: boolean;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateColumn"];
         trace?: never;
     };
     "/tables/row/list/{level}/{sid}/name/": {
@@ -9450,120 +1039,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only rows of this table */
-                    table__sid?: string;
-                    /** @description only rows of this project */
-                    project__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listRowsName"];
         put?: never;
         /**
          * Create a row of a table in a project (Project Admin, Edit) (answers the name shape)
@@ -9571,114 +1047,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query: {
-                    /** @description the table of the new row (required) */
-                    table__sid: string;
-                    /** @description the project of the new row (required) */
-                    project__sid: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createRowName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9698,141 +1067,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only rows of this table */
-                    table__sid?: string;
-                    /** @description only rows of this project */
-                    project__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                project: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                is_locked: boolean;
-                                is_archived: boolean;
-                                /** @description the number of the latest version */
-                                version: number;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listRowsList"];
         put?: never;
         /**
          * Create a row of a table in a project (Project Admin, Edit) (answers the list shape)
@@ -9840,135 +1075,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query: {
-                    /** @description the table of the new row (required) */
-                    table__sid: string;
-                    /** @description the project of the new row (required) */
-                    project__sid: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            project: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            is_locked: boolean;
-                            is_archived: boolean;
-                            /** @description the number of the latest version */
-                            version: number;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createRowList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9988,180 +1095,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only rows of this table */
-                    table__sid?: string;
-                    /** @description only rows of this project */
-                    project__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                project: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                is_locked: boolean;
-                                is_archived: boolean;
-                                /** @description the number of the latest version */
-                                version: number;
-                                /** @description the hash of the latest version */
-                                hash: string;
-                                /** @description the row's cells, in column order */
-                                cells: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    column: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    };
-                                    widget: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    };
-                                    data: string;
-                                }[];
-                                created_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listRowsDetail"];
         put?: never;
         /**
          * Create a row of a table in a project (Project Admin, Edit) (answers the detail shape)
@@ -10169,174 +1103,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query: {
-                    /** @description the table of the new row (required) */
-                    table__sid: string;
-                    /** @description the project of the new row (required) */
-                    project__sid: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            project: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            is_locked: boolean;
-                            is_archived: boolean;
-                            /** @description the number of the latest version */
-                            version: number;
-                            /** @description the hash of the latest version */
-                            hash: string;
-                            /** @description the row's cells, in column order */
-                            cells: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                column: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                data: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createRowDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10351,160 +1118,7 @@ export interface paths {
             cookie?: never;
         };
         /** One row with its cells */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            project: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            is_locked: boolean;
-                            is_archived: boolean;
-                            /** @description the number of the latest version */
-                            version: number;
-                            /** @description the hash of the latest version */
-                            hash: string;
-                            /** @description the row's cells, in column order */
-                            cells: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                column: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                data: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getRow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10516,180 +1130,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        is_locked?: boolean;
-                        is_archived?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            project: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            is_locked: boolean;
-                            is_archived: boolean;
-                            /** @description the number of the latest version */
-                            version: number;
-                            /** @description the hash of the latest version */
-                            hash: string;
-                            /** @description the row's cells, in column order */
-                            cells: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                column: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                data: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateRow"];
         trace?: never;
     };
     "/tables/row/list/table/{sid}/grid/": {
@@ -10703,205 +1144,7 @@ export interface paths {
          * The grid: a page of a table's rows, each with all its cells
          * @description One request per page: the rows in the detail shape, `cells` keyed by column sid (each as the cell detail gives it). Same rules as the row list: an Admin sees every row, others the rows of their projects. Filters: project__sid, search (name contains), is_archived, is_locked; ordering. add_permission: whether the caller may create a row in project__sid (false without it). The columns: GET /tables/column/list/…
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only rows of this project */
-                    project__sid?: string;
-                    /** @description only rows whose name contains this text (case-insensitive) */
-                    search?: string;
-                    /** @description only archived (true) or only unarchived (false) rows */
-                    is_archived?: boolean;
-                    /** @description only locked (true) or only unlocked (false) rows */
-                    is_locked?: boolean;
-                    /** @description the order of the rows (default date_created, oldest first); `-` for descending */
-                    ordering?: "name" | "-name" | "date_created" | "-date_created" | "date_updated" | "-date_updated";
-                };
-                header?: never;
-                path: {
-                    /** @description the sid of the table */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                project: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                is_locked: boolean;
-                                is_archived: boolean;
-                                /** @description the number of the latest version */
-                                version: number;
-                                /** @description the hash of the latest version */
-                                hash: string;
-                                /** @description the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent */
-                                cells: {
-                                    [key: string]: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        data: string;
-                                        row: {
-                                            /**
-                                             * @description identifier
-                                             * @example a1B2c3D4e5F6g7H8
-                                             */
-                                            sid: string;
-                                            name: string;
-                                        };
-                                        column: {
-                                            /**
-                                             * @description identifier
-                                             * @example a1B2c3D4e5F6g7H8
-                                             */
-                                            sid: string;
-                                            name: string;
-                                        };
-                                        widget: {
-                                            /**
-                                             * @description identifier
-                                             * @example a1B2c3D4e5F6g7H8
-                                             */
-                                            sid: string;
-                                            name: string;
-                                        };
-                                        /**
-                                         * @description ISO 8601 UTC timestamp with microseconds
-                                         * @example 2018-07-27T07:10:57.279388Z
-                                         */
-                                        date_updated: string;
-                                        /**
-                                         * @description ISO 8601 UTC timestamp with microseconds
-                                         * @example 2018-07-27T07:10:57.279388Z
-                                         */
-                                        date_created: string;
-                                        change_permission: boolean;
-                                    };
-                                };
-                                created_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listRowsGrid"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10921,118 +1164,7 @@ export interface paths {
          * Verify a row's whole version chain
          * @description Recomputes every version hash from the stored data and checks numbering, links and the row head. Reports is_valid, the first invalid version and up to 100 problems.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            row: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /** @description how many versions were checked */
-                            versions: number;
-                            /** @description the row's latest version number */
-                            head_version: number;
-                            /** @description true when every check passed */
-                            is_valid: boolean;
-                            first_invalid_version: number | null;
-                            /** @description at most 100 */
-                            problems: {
-                                version: number;
-                                problem: string;
-                            }[];
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_verified: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["verifyRow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11054,119 +1186,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the cells of this row, in column order */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description the column's name */
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCellsName"];
         put?: never;
         /**
          * Create a cell of a row (Project Admin, Edit; subject to the row rules) (answers the name shape)
@@ -11174,115 +1194,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the row of the new cell (required: 406 without it) */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a column of the row's table */
-                        column: string;
-                        /** @description the cell content */
-                        data: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the column's name */
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createCellName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11302,139 +1214,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the cells of this row, in column order */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                row: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description formatted currency amount
-                                 * @example $12.50
-                                 */
-                                price: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCellsList"];
         put?: never;
         /**
          * Create a cell of a row (Project Admin, Edit; subject to the row rules) (answers the list shape)
@@ -11442,135 +1222,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the row of the new cell (required: 406 without it) */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a column of the row's table */
-                        column: string;
-                        /** @description the cell content */
-                        data: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            row: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description formatted currency amount
-                             * @example $12.50
-                             */
-                            price: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createCellList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11590,153 +1242,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the cells of this row, in column order */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                data: string;
-                                row: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                column: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCellsDetail"];
         put?: never;
         /**
          * Create a cell of a row (Project Admin, Edit; subject to the row rules) (answers the detail shape)
@@ -11744,149 +1250,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the row of the new cell (required: 406 without it) */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a column of the row's table */
-                        column: string;
-                        /** @description the cell content */
-                        data: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            data: string;
-                            row: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            column: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createCellDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11912,153 +1276,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the cell content */
-                        data: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            data: string;
-                            row: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            column: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateCell"];
         trace?: never;
     };
     "/tables/version/list/{level}/{sid}/name/": {
@@ -12074,120 +1292,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the versions of this row, in version order */
-                    row__sid?: string;
-                    /** @description true: each result is only the version's row data object */
-                    dataonly?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listVersionsName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12209,138 +1314,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the versions of this row, in version order */
-                    row__sid?: string;
-                    /** @description true: each result is only the version's row data object */
-                    dataonly?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description the row name followed by the version number in parentheses */
-                                name: string;
-                                /** @description SHA-256 (hex) */
-                                hash: string;
-                                /** @description the hash of the preceding version; "" for version 1 */
-                                previousHash: string;
-                                version: number;
-                                activity_message: string;
-                                commit: string | null;
-                                /** @description recomputed from the stored data: the hash matches and the chain link holds */
-                                is_valid: boolean;
-                                /** @description the full name of who made the change */
-                                updated_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listVersionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12362,141 +1336,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the versions of this row, in version order */
-                    row__sid?: string;
-                    /** @description true: each result is only the version's row data object */
-                    dataonly?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description the row name followed by the version number in parentheses */
-                                name: string;
-                                /** @description SHA-256 (hex) */
-                                hash: string;
-                                /** @description the hash of the preceding version; "" for version 1 */
-                                previousHash: string;
-                                version: number;
-                                activity_message: string;
-                                commit: string | null;
-                                /** @description recomputed from the stored data: the hash matches and the chain link holds */
-                                is_valid: boolean;
-                                /** @description the full name of who made the change */
-                                updated_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                change_permission: boolean;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listVersionsDetail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12513,131 +1353,7 @@ export interface paths {
             cookie?: never;
         };
         /** One version, with its data (Admin, Project Admin, Edit, View) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the row name followed by the version number in parentheses */
-                            name: string;
-                            /** @description SHA-256 (hex) */
-                            hash: string;
-                            /** @description the hash of the preceding version; "" for version 1 */
-                            previousHash: string;
-                            version: number;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            activity_message: string;
-                            updated_by: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                first_name: string;
-                                last_name: string;
-                                email: string;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12649,148 +1365,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        commit: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the row name followed by the version number in parentheses */
-                            name: string;
-                            /** @description SHA-256 (hex) */
-                            hash: string;
-                            /** @description the hash of the preceding version; "" for version 1 */
-                            previousHash: string;
-                            version: number;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            activity_message: string;
-                            updated_by: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                first_name: string;
-                                last_name: string;
-                                email: string;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateVersion"];
         trace?: never;
     };
     "/organizations/credit/list/{level}/{sid}/name/": {
@@ -12806,116 +1381,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCreditsName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12937,144 +1403,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description what the change was for */
-                                name: string;
-                                /** @description signed formatted amount: "-$0.25" for a debit */
-                                amount: string;
-                                /** @description formatted balance after the change */
-                                balance_after: string;
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                cell: string | null;
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                row: string | null;
-                                user: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCreditsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -13096,144 +1425,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description what the change was for */
-                                name: string;
-                                /** @description signed formatted amount: "-$0.25" for a debit */
-                                amount: string;
-                                /** @description formatted balance after the change */
-                                balance_after: string;
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                cell: string | null;
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                row: string | null;
-                                user: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listCreditsDetail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -13255,118 +1447,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the workflows specific to this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWorkflowsName"];
         put?: never;
         /**
          * Create a workflow (Admin) (answers the name shape)
@@ -13374,114 +1455,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the workflow is specific to (none: any table) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the number of a parent workflow, as the client keeps it */
-                        parent?: number | null;
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWorkflowName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13501,133 +1475,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the workflows specific to this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /** @description the number of a parent workflow, as the client keeps it */
-                                parent: number | null;
-                                /** @description the table the workflow is specific to; null: any table of the organization */
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description an archived workflow cannot be triggered */
-                                is_archived: boolean;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWorkflowsList"];
         put?: never;
         /**
          * Create a workflow (Admin) (answers the list shape)
@@ -13635,129 +1483,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the workflow is specific to (none: any table) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the number of a parent workflow, as the client keeps it */
-                        parent?: number | null;
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the number of a parent workflow, as the client keeps it */
-                            parent: number | null;
-                            /** @description the table the workflow is specific to; null: any table of the organization */
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description an archived workflow cannot be triggered */
-                            is_archived: boolean;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWorkflowList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13777,164 +1503,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the workflows specific to this table of the organization */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                description: string;
-                                /** @description the number of a parent workflow, as the client keeps it */
-                                parent: number | null;
-                                /** @description the table the workflow is specific to; null: any table of the organization */
-                                table: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description an archived workflow cannot be triggered */
-                                is_archived: boolean;
-                                change_permission: boolean;
-                                /** @description the steps, in the order they run */
-                                steps: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                    order: number;
-                                    widget: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    };
-                                    /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                    kind: string;
-                                }[];
-                                created_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listWorkflowsDetail"];
         put?: never;
         /**
          * Create a workflow (Admin) (answers the detail shape)
@@ -13942,160 +1511,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the table of the organization the workflow is specific to (none: any table) */
-                    table__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the number of a parent workflow, as the client keeps it */
-                        parent?: number | null;
-                        name: string;
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the number of a parent workflow, as the client keeps it */
-                            parent: number | null;
-                            /** @description the table the workflow is specific to; null: any table of the organization */
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description an archived workflow cannot be triggered */
-                            is_archived: boolean;
-                            change_permission: boolean;
-                            /** @description the steps, in the order they run */
-                            steps: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                kind: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createWorkflowDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -14110,236 +1526,11 @@ export interface paths {
             cookie?: never;
         };
         /** One workflow, with its steps in order (Admin, Member) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the number of a parent workflow, as the client keeps it */
-                            parent: number | null;
-                            /** @description the table the workflow is specific to; null: any table of the organization */
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description an archived workflow cannot be triggered */
-                            is_archived: boolean;
-                            change_permission: boolean;
-                            /** @description the steps, in the order they run */
-                            steps: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                kind: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getWorkflow"];
         put?: never;
         post?: never;
         /** Delete a workflow with its steps and executions (Admin) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description an empty object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWorkflow"];
         options?: never;
         head?: never;
         /**
@@ -14348,277 +1539,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: {
-                    /** @description a row: triggers the workflow for it (starts an execution or continues the one in progress) */
-                    trigger__sid?: string;
-                    /** @description an event for the execution log; resumes an execution waiting for it (with trigger__sid) */
-                    event?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the number of a parent workflow, as the client keeps it */
-                        parent?: number | null;
-                        name?: string;
-                        description?: string;
-                        is_archived?: boolean;
-                        /** @description merged into the execution's data (with trigger__sid) */
-                        workflow_data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description merged into the execution's variables, which step settings refer to as {{variables.x}} (with trigger__sid) */
-                        variables?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            description: string;
-                            /** @description the number of a parent workflow, as the client keeps it */
-                            parent: number | null;
-                            /** @description the table the workflow is specific to; null: any table of the organization */
-                            table: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description an archived workflow cannot be triggered */
-                            is_archived: boolean;
-                            change_permission: boolean;
-                            /** @description the steps, in the order they run */
-                            steps: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                order: number;
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                kind: string;
-                            }[];
-                            created_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /** @description present when the PATCH triggered the workflow (trigger__sid): the execution after its steps ran */
-                            execution?: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description "<workflow> on <row>" */
-                                name: string;
-                                workflow: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                row: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
-                                 * @enum {string}
-                                 */
-                                status: "running" | "waiting" | "completed" | "failed";
-                                /** @description the step running, waited on or failed, or the last one completed; null before the first */
-                                current_step: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description the event a waiting execution waits for */
-                                waiting_for: string | null;
-                                /** @description why a failed execution failed */
-                                error: string | null;
-                                /** @description who started it */
-                                started_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
-                                change_permission: boolean;
-                                /** @description the execution's variables: merged from every trigger's `variables` */
-                                variables: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description the execution's data: merged from every trigger's `workflow_data` */
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description the whole log, oldest first */
-                                log: {
-                                    /**
-                                     * @description ISO 8601 UTC timestamp with microseconds
-                                     * @example 2018-07-27T07:10:57.279388Z
-                                     */
-                                    date_created: string;
-                                    /** @description who: the user whose request wrote the entry */
-                                    user: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    } | null;
-                                    /** @description what happened: an engine event (started, step_completed …) or the name of a received event */
-                                    event: string;
-                                    /** @description info, ok, warning, error, or received (an event sent with the trigger) */
-                                    status: string;
-                                    message: string;
-                                    /** @description the step the entry is about, while it exists */
-                                    step: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    } | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWorkflow"];
         trace?: never;
     };
     "/tables/step/list/{level}/{sid}/name/": {
@@ -14634,120 +1555,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the steps performed by this widget (built-in or of the organization) */
-                    widget__sid?: string;
-                    /** @description only the steps of this workflow of the organization, in order */
-                    workflow__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listStepsName"];
         put?: never;
         /**
          * Add a step to a workflow (Admin) (answers the name shape)
@@ -14755,122 +1563,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the widget of the new step, when the body does not name it */
-                    widget__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /** @description the sid of a workflow of the organization */
-                        workflow: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget?: string;
-                        /** @description position in the workflow, from 1 (default: after the last step); the steps from there on move down one */
-                        order?: number;
-                        /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createStepName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -14890,141 +1583,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the steps performed by this widget (built-in or of the organization) */
-                    widget__sid?: string;
-                    /** @description only the steps of this workflow of the organization, in order */
-                    workflow__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                workflow: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                kind: string;
-                                /** @description its position in the workflow, from 1; unique within the workflow */
-                                order: number;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listStepsList"];
         put?: never;
         /**
          * Add a step to a workflow (Admin) (answers the list shape)
@@ -15032,143 +1591,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the widget of the new step, when the body does not name it */
-                    widget__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /** @description the sid of a workflow of the organization */
-                        workflow: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget?: string;
-                        /** @description position in the workflow, from 1 (default: after the last step); the steps from there on move down one */
-                        order?: number;
-                        /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            workflow: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                            kind: string;
-                            /** @description its position in the workflow, from 1; unique within the workflow */
-                            order: number;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createStepList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -15188,156 +1611,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the steps performed by this widget (built-in or of the organization) */
-                    widget__sid?: string;
-                    /** @description only the steps of this workflow of the organization, in order */
-                    workflow__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                workflow: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                widget: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                                kind: string;
-                                /** @description its position in the workflow, from 1; unique within the workflow */
-                                order: number;
-                                change_permission: boolean;
-                                description: string;
-                                /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listStepsDetail"];
         put?: never;
         /**
          * Add a step to a workflow (Admin) (answers the detail shape)
@@ -15345,158 +1619,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description the widget of the new step, when the body does not name it */
-                    widget__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string;
-                        /** @description the sid of a workflow of the organization */
-                        workflow: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget?: string;
-                        /** @description position in the workflow, from 1 (default: after the last step); the steps from there on move down one */
-                        order?: number;
-                        /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            workflow: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                            kind: string;
-                            /** @description its position in the workflow, from 1; unique within the workflow */
-                            order: number;
-                            change_permission: boolean;
-                            description: string;
-                            /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createStepDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -15511,229 +1634,14 @@ export interface paths {
             cookie?: never;
         };
         /** One step (Admin, Member) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            workflow: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                            kind: string;
-                            /** @description its position in the workflow, from 1; unique within the workflow */
-                            order: number;
-                            change_permission: boolean;
-                            description: string;
-                            /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getStep"];
         put?: never;
         post?: never;
         /**
          * Delete a step (Admin)
          * @description The steps after it move up one. An execution in progress at this step goes on, when it next runs, with the step that followed it.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description an empty object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        delete: operations["deleteStep"];
         options?: never;
         head?: never;
         /**
@@ -15742,162 +1650,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        /** @description the sid of a built-in widget or one of the organization's */
-                        widget?: string;
-                        /** @description the new position, from 1 (past the last: last); the steps in between move by one */
-                        order?: number;
-                        /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            workflow: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            widget: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
-                            kind: string;
-                            /** @description its position in the workflow, from 1; unique within the workflow */
-                            order: number;
-                            change_permission: boolean;
-                            description: string;
-                            /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateStep"];
         trace?: never;
     };
     "/tables/execution/list/{level}/{sid}/name/": {
@@ -15913,120 +1666,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the executions of this workflow of the organization */
-                    workflow__sid?: string;
-                    /** @description only the executions for this row */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listExecutionsName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -16048,169 +1688,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the executions of this workflow of the organization */
-                    workflow__sid?: string;
-                    /** @description only the executions for this row */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description "<workflow> on <row>" */
-                                name: string;
-                                workflow: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                row: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
-                                 * @enum {string}
-                                 */
-                                status: "running" | "waiting" | "completed" | "failed";
-                                /** @description the step running, waited on or failed, or the last one completed; null before the first */
-                                current_step: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description the event a waiting execution waits for */
-                                waiting_for: string | null;
-                                /** @description why a failed execution failed */
-                                error: string | null;
-                                /** @description who started it */
-                                started_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listExecutionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -16232,208 +1710,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                    /** @description only the executions of this workflow of the organization */
-                    workflow__sid?: string;
-                    /** @description only the executions for this row */
-                    row__sid?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description "<workflow> on <row>" */
-                                name: string;
-                                workflow: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                row: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                };
-                                /**
-                                 * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
-                                 * @enum {string}
-                                 */
-                                status: "running" | "waiting" | "completed" | "failed";
-                                /** @description the step running, waited on or failed, or the last one completed; null before the first */
-                                current_step: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description the event a waiting execution waits for */
-                                waiting_for: string | null;
-                                /** @description why a failed execution failed */
-                                error: string | null;
-                                /** @description who started it */
-                                started_by: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
-                                change_permission: boolean;
-                                /** @description the execution's variables: merged from every trigger's `variables` */
-                                variables: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description the execution's data: merged from every trigger's `workflow_data` */
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description the whole log, oldest first */
-                                log: {
-                                    /**
-                                     * @description ISO 8601 UTC timestamp with microseconds
-                                     * @example 2018-07-27T07:10:57.279388Z
-                                     */
-                                    date_created: string;
-                                    /** @description who: the user whose request wrote the entry */
-                                    user: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    } | null;
-                                    /** @description what happened: an engine event (started, step_completed …) or the name of a received event */
-                                    event: string;
-                                    /** @description info, ok, warning, error, or received (an event sent with the trigger) */
-                                    status: string;
-                                    message: string;
-                                    /** @description the step the entry is about, while it exists */
-                                    step: {
-                                        /**
-                                         * @description identifier
-                                         * @example a1B2c3D4e5F6g7H8
-                                         */
-                                        sid: string;
-                                        name: string;
-                                    } | null;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listExecutionsDetail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -16453,188 +1730,7 @@ export interface paths {
          * One execution: status, current step, variables, data and the whole log
          * @description Readable like its row: an Admin reads every execution of the organization, others those of rows of their projects.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description "<workflow> on <row>" */
-                            name: string;
-                            workflow: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            row: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            };
-                            /**
-                             * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
-                             * @enum {string}
-                             */
-                            status: "running" | "waiting" | "completed" | "failed";
-                            /** @description the step running, waited on or failed, or the last one completed; null before the first */
-                            current_step: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the event a waiting execution waits for */
-                            waiting_for: string | null;
-                            /** @description why a failed execution failed */
-                            error: string | null;
-                            /** @description who started it */
-                            started_by: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
-                            change_permission: boolean;
-                            /** @description the execution's variables: merged from every trigger's `variables` */
-                            variables: {
-                                [key: string]: unknown;
-                            };
-                            /** @description the execution's data: merged from every trigger's `workflow_data` */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @description the whole log, oldest first */
-                            log: {
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /** @description who: the user whose request wrote the entry */
-                                user: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description what happened: an engine event (started, step_completed …) or the name of a received event */
-                                event: string;
-                                /** @description info, ok, warning, error, or received (an event sent with the trigger) */
-                                status: string;
-                                message: string;
-                                /** @description the step the entry is about, while it exists */
-                                step: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getExecution"];
         put?: never;
         post?: never;
         delete?: never;
@@ -16656,117 +1752,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description the subject */
-                                name: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listNotificationsName"];
         put?: never;
         /**
          * Send a notification to members of the organization (User: any active member) (answers the name shape)
@@ -16774,126 +1760,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the personnel who receive it: each gets their own notification */
-                        to: {
-                            /** @description a personnel sid of the organization */
-                            sid: string;
-                            /** @description ignored; the name is read from the personnel record */
-                            name?: string;
-                        }[];
-                        /** @description the subject */
-                        name: string;
-                        /** @description the message */
-                        body?: string;
-                        /** @description a notification the sender received or sent in this organization */
-                        parent?: {
-                            sid: string;
-                            name?: string;
-                        } | null;
-                        /** @description email every recipient, whatever their should_receive_notification_email */
-                        should_email?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the subject */
-                            name: string;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createNotificationName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -16913,127 +1780,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                                /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                                From: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                is_read: boolean;
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listNotificationsList"];
         put?: never;
         /**
          * Send a notification to members of the organization (User: any active member) (answers the list shape)
@@ -17041,136 +1788,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the personnel who receive it: each gets their own notification */
-                        to: {
-                            /** @description a personnel sid of the organization */
-                            sid: string;
-                            /** @description ignored; the name is read from the personnel record */
-                            name?: string;
-                        }[];
-                        /** @description the subject */
-                        name: string;
-                        /** @description the message */
-                        body?: string;
-                        /** @description a notification the sender received or sent in this organization */
-                        parent?: {
-                            sid: string;
-                            name?: string;
-                        } | null;
-                        /** @description email every recipient, whatever their should_receive_notification_email */
-                        should_email?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            name: string;
-                            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                            From: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            is_read: boolean;
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createNotificationList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -17190,161 +1808,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page number, from 1 */
-                    page?: number;
-                    /** @description records per page (default 10, at most 100) */
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            page_size: number;
-                            page_number: number;
-                            page_count: number;
-                            count: number;
-                            next: string | null;
-                            previous: string | null;
-                            add_permission: boolean;
-                            results: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                /** @description the subject */
-                                name: string;
-                                /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                                From: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description the notification this one answers, or null */
-                                parent: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                } | null;
-                                /** @description the message */
-                                body: string;
-                                /** @description the rows the notification is about as {sid, name}; empty for a plain message */
-                                rows: {
-                                    /**
-                                     * @description identifier
-                                     * @example a1B2c3D4e5F6g7H8
-                                     */
-                                    sid: string;
-                                    name: string;
-                                }[];
-                                is_read: boolean;
-                                /** @description who last changed is_read with PATCH (full name); null otherwise */
-                                updated_by: string | null;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_updated: string;
-                                /**
-                                 * @description ISO 8601 UTC timestamp with microseconds
-                                 * @example 2018-07-27T07:10:57.279388Z
-                                 */
-                                date_created: string;
-                                /** @description true for the recipient of this copy */
-                                change_permission: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["listNotificationsDetail"];
         put?: never;
         /**
          * Send a notification to members of the organization (User: any active member) (answers the detail shape)
@@ -17352,170 +1816,7 @@ export interface paths {
          *
          *     Levels: organization.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the level of the list (for example `organization`) */
-                    level: string;
-                    /** @description the sid of the record at that level */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the personnel who receive it: each gets their own notification */
-                        to: {
-                            /** @description a personnel sid of the organization */
-                            sid: string;
-                            /** @description ignored; the name is read from the personnel record */
-                            name?: string;
-                        }[];
-                        /** @description the subject */
-                        name: string;
-                        /** @description the message */
-                        body?: string;
-                        /** @description a notification the sender received or sent in this organization */
-                        parent?: {
-                            sid: string;
-                            name?: string;
-                        } | null;
-                        /** @description email every recipient, whatever their should_receive_notification_email */
-                        should_email?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the subject */
-                            name: string;
-                            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                            From: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the notification this one answers, or null */
-                            parent: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the message */
-                            body: string;
-                            /** @description the rows the notification is about as {sid, name}; empty for a plain message */
-                            rows: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                            is_read: boolean;
-                            /** @description who last changed is_read with PATCH (full name); null otherwise */
-                            updated_by: string | null;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /** @description true for the recipient of this copy */
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        post: operations["createNotificationDetail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -17533,238 +1834,14 @@ export interface paths {
          * One notification; reading it as its recipient marks it read
          * @description The recipient reads their copy (is_read becomes true); the sender reads what they sent (nothing changes). Anyone else, and a recipient after deleting it: 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the subject */
-                            name: string;
-                            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                            From: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the notification this one answers, or null */
-                            parent: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the message */
-                            body: string;
-                            /** @description the rows the notification is about as {sid, name}; empty for a plain message */
-                            rows: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                            is_read: boolean;
-                            /** @description who last changed is_read with PATCH (full name); null otherwise */
-                            updated_by: string | null;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /** @description true for the recipient of this copy */
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        get: operations["getNotification"];
         put?: never;
         post?: never;
         /**
          * Remove a notification from the caller's inbox (its recipient)
          * @description Answers {}. Only the recipient's own copy leaves their inbox; other recipients keep theirs and the sender can still read it. The sender: 403; anyone else: 404.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description an empty object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        delete: operations["deleteNotification"];
         options?: never;
         head?: never;
         /**
@@ -17773,164 +1850,7 @@ export interface paths {
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sid of the record */
-                    sid: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only is_read can change, and only by the recipient. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description mark the notification read or unread again */
-                        is_read?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description identifier
-                             * @example a1B2c3D4e5F6g7H8
-                             */
-                            sid: string;
-                            /** @description the subject */
-                            name: string;
-                            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
-                            From: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the notification this one answers, or null */
-                            parent: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            } | null;
-                            /** @description the message */
-                            body: string;
-                            /** @description the rows the notification is about as {sid, name}; empty for a plain message */
-                            rows: {
-                                /**
-                                 * @description identifier
-                                 * @example a1B2c3D4e5F6g7H8
-                                 */
-                                sid: string;
-                                name: string;
-                            }[];
-                            is_read: boolean;
-                            /** @description who last changed is_read with PATCH (full name); null otherwise */
-                            updated_by: string | null;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_updated: string;
-                            /**
-                             * @description ISO 8601 UTC timestamp with microseconds
-                             * @example 2018-07-27T07:10:57.279388Z
-                             */
-                            date_created: string;
-                            /** @description true for the recipient of this copy */
-                            change_permission: boolean;
-                        };
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateNotification"];
         trace?: never;
     };
     "/notifications/notification/stream/": {
@@ -17942,95 +1862,9 @@ export interface paths {
         };
         /**
          * Live stream of the caller's new notifications (Server-Sent Events)
-         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`). Each new notification sent to the caller, in any organization where they are an active member (or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, `data: <the notification in the list shape>`, whichever server process created it. A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with `Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100).
+         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each new notification sent to the caller, in any organization where they are an active member (or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, `data: <the notification in the list shape>`, whichever server process created it. A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with `Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description only notifications of this organization */
-                    organization__sid?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description a text/event-stream of `notification` events */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description field errors: {"field": ["message"]} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description an error: {"detail": message} */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": {
-                            detail: string;
-                        };
-                    };
-                };
-                /** @description a plain-text message */
-                406: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-            };
-        };
+        get: operations["getNotificationsNotificationStream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -18042,12 +1876,7710 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
+    schemas: {
+        GetHealthResponse: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        GetHealth503Response: {
+            /** @enum {string} */
+            status: "unavailable";
+            detail: string;
+        };
+        SignUpBody: {
+            /**
+             * Format: email
+             * @description an email address
+             */
+            email: string;
+            /** @description at least 8 characters */
+            password: string;
+            first_name?: string;
+            last_name?: string;
+        };
+        SignUpResponse: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+        };
+        /**
+         * FieldErrors
+         * @description field errors: {"field": ["message"]}
+         */
+        FieldErrors: {
+            [key: string]: string[];
+        };
+        /**
+         * Error
+         * @description an error: {"detail": message}
+         */
+        Error: {
+            detail: string;
+        };
+        SignInBody: {
+            /** @description the email */
+            username: string;
+            password: string;
+        };
+        SignInResponse: {
+            token: string;
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            };
+        };
+        CheckTokenResponse: {
+            detail: string;
+        };
+        ForgetPasswordBody: {
+            email: string;
+        };
+        ResetPasswordBody: {
+            /** @description at least 8 characters */
+            password: string;
+        };
+        GetSessionResponse: {
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            };
+        };
+        /** ApiKeyName */
+        ApiKeyName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ApiKeyNamePage */
+        ApiKeyNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ApiKeyName"][];
+        };
+        /** ApiKeyCreate */
+        ApiKeyCreate: {
+            name: string;
+        };
+        CreateApiKeyNameResponse: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            /** @description the key; shown only in this answer */
+            key: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ApiKeyList */
+        ApiKeyList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            last_used: string;
+            change_permission: boolean;
+        };
+        /** ApiKeyListPage */
+        ApiKeyListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ApiKeyList"][];
+        };
+        /** ApiKeyDetail */
+        ApiKeyDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            last_used: string;
+            change_permission: boolean;
+        };
+        /** ApiKeyDetailPage */
+        ApiKeyDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ApiKeyDetail"][];
+        };
+        /** @description an empty object */
+        DeleteApiKeyResponse: Record<string, never>;
+        /** OrganizationName */
+        OrganizationName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** OrganizationNamePage */
+        OrganizationNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["OrganizationName"][];
+        };
+        /** OrganizationCreate */
+        OrganizationCreate: {
+            name: string;
+            description?: string;
+        };
+        /** OrganizationList */
+        OrganizationList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            credits: string;
+            change_permission: boolean;
+        };
+        /** OrganizationListPage */
+        OrganizationListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["OrganizationList"][];
+        };
+        /** OrganizationDetail */
+        OrganizationDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            credits: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** OrganizationDetailPage */
+        OrganizationDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["OrganizationDetail"][];
+        };
+        /** OrganizationUpdate */
+        OrganizationUpdate: {
+            name?: string;
+            description?: string;
+        };
+        /** PersonnelName */
+        PersonnelName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** PersonnelNamePage */
+        PersonnelNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["PersonnelName"][];
+        };
+        /**
+         * PersonnelCreate
+         * @description one member, or an array of up to 100
+         */
+        PersonnelCreate: {
+            /**
+             * Format: email
+             * @description an email address
+             */
+            email: string;
+            first_name?: string;
+            last_name?: string;
+            title?: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start?: string;
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_end?: string | "" | (never | null);
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_administrator?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean | ("true" | "false");
+        } | {
+            /**
+             * Format: email
+             * @description an email address
+             */
+            email: string;
+            first_name?: string;
+            last_name?: string;
+            title?: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start?: string;
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_end?: string | "" | (never | null);
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_administrator?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean | ("true" | "false");
+        }[];
+        CreatePersonnelNameResponse: components["schemas"]["PersonnelName"] | components["schemas"]["PersonnelName"][];
+        /** PersonnelList */
+        PersonnelList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            email: string;
+            title: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_end: string | null;
+            is_administrator: boolean;
+            is_archived: boolean;
+            change_permission: boolean;
+        };
+        /** PersonnelListPage */
+        PersonnelListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["PersonnelList"][];
+        };
+        CreatePersonnelListResponse: components["schemas"]["PersonnelList"] | components["schemas"]["PersonnelList"][];
+        /** PersonnelDetail */
+        PersonnelDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            title: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_end: string | null;
+            is_administrator: boolean;
+            is_archived: boolean;
+            dashboard: {
+                link: string;
+                note: string;
+            }[];
+            is_use_single_sign_on: boolean;
+            should_receive_weekly_digest: boolean;
+            should_receive_statement_digest: boolean;
+            should_receive_mention_notification: boolean;
+            should_receive_record_change_notification: boolean;
+            should_receive_notification_email: boolean;
+            metadata: unknown[];
+            change_permission: boolean;
+            /** @description the full name of who last changed the record */
+            updated_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** PersonnelDetailPage */
+        PersonnelDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["PersonnelDetail"][];
+        };
+        CreatePersonnelDetailResponse: components["schemas"]["PersonnelDetail"] | components["schemas"]["PersonnelDetail"][];
+        /** PersonnelUpdate */
+        PersonnelUpdate: {
+            title?: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start?: string;
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_end?: string | "" | (never | null);
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_administrator?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean | ("true" | "false");
+            first_name?: string;
+            last_name?: string;
+            /**
+             * Format: email
+             * @description an email address
+             */
+            email?: string;
+            metadata?: unknown[];
+            dashboard?: {
+                link: string;
+                note: string;
+            }[];
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            should_receive_weekly_digest?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            should_receive_statement_digest?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            should_receive_mention_notification?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            should_receive_record_change_notification?: boolean | ("true" | "false");
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            should_receive_notification_email?: boolean | ("true" | "false");
+        };
+        /** ProjectName */
+        ProjectName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ProjectNamePage */
+        ProjectNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ProjectName"][];
+        };
+        /** ProjectCreate */
+        ProjectCreate: {
+            name: string;
+            description?: string;
+        };
+        /** ProjectList */
+        ProjectList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            change_permission: boolean;
+        };
+        /** ProjectListPage */
+        ProjectListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ProjectList"][];
+        };
+        /** ProjectDetail */
+        ProjectDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the creator's full name; empty when unknown */
+            created_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** ProjectDetailPage */
+        ProjectDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ProjectDetail"][];
+        };
+        /** ProjectUpdate */
+        ProjectUpdate: {
+            name?: string;
+            description?: string;
+        };
+        /** MemberName */
+        MemberName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** MemberNamePage */
+        MemberNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["MemberName"][];
+        };
+        /** MemberCreate */
+        MemberCreate: {
+            /** @description the sid of a personnel record of the project's organization */
+            personnel: string;
+            /**
+             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @enum {string}
+             */
+            permission: "admin" | "edit" | "view";
+        };
+        /** Ref */
+        Ref: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** MemberList */
+        MemberList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            personnel: components["schemas"]["Ref"];
+            /**
+             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @enum {string}
+             */
+            permission: "admin" | "edit" | "view";
+            change_permission: boolean;
+        };
+        /** MemberListPage */
+        MemberListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["MemberList"][];
+        };
+        /** MemberDetail */
+        MemberDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            personnel: components["schemas"]["Ref"];
+            /**
+             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @enum {string}
+             */
+            permission: "admin" | "edit" | "view";
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** MemberDetailPage */
+        MemberDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["MemberDetail"][];
+        };
+        /** MemberUpdate */
+        MemberUpdate: {
+            /**
+             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @enum {string}
+             */
+            permission: "admin" | "edit" | "view";
+        };
+        /** TableName */
+        TableName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** TableNamePage */
+        TableNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TableName"][];
+        };
+        /** TableCreate */
+        TableCreate: {
+            name: string;
+            description?: string;
+        };
+        /** TableList */
+        TableList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            change_permission: boolean;
+        };
+        /** TableListPage */
+        TableListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TableList"][];
+        };
+        /** TableDetail */
+        TableDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the columns of the table, by order */
+            columns: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                order: number;
+                widget: components["schemas"]["Ref"];
+            }[];
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** TableDetailPage */
+        TableDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TableDetail"][];
+        };
+        /** TableUpdate */
+        TableUpdate: {
+            name?: string;
+            description?: string;
+        };
+        /** WidgetName */
+        WidgetName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** WidgetNamePage */
+        WidgetNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WidgetName"][];
+        };
+        /** WidgetCreate */
+        WidgetCreate: {
+            name: string;
+            description?: string;
+            /**
+             * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
+             * @example 0.50
+             */
+            price?: string;
+            /** @description whether cells of this widget may be added to a locked row */
+            addable_at_readonly?: boolean;
+            /**
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
+             * @enum {string}
+             */
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
+        };
+        /** WidgetList */
+        WidgetList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            price: string;
+            addable_at_readonly: boolean;
+            kind: string;
+            /** @description a built-in widget, shared by every organization and read-only */
+            is_builtin: boolean;
+            change_permission: boolean;
+        };
+        /** WidgetListPage */
+        WidgetListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WidgetList"][];
+        };
+        /** WidgetDetail */
+        WidgetDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            price: string;
+            addable_at_readonly: boolean;
+            kind: string;
+            /** @description a built-in widget, shared by every organization and read-only */
+            is_builtin: boolean;
+            change_permission: boolean;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** WidgetDetailPage */
+        WidgetDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WidgetDetail"][];
+        };
+        /** WidgetUpdate */
+        WidgetUpdate: {
+            name?: string;
+            description?: string;
+            /**
+             * @description a decimal amount ≥ 0 with at most 2 decimals and 10 digits before the point, debited per cell write
+             * @example 0.50
+             */
+            price?: string;
+            /** @description whether cells of this widget may be added to a locked row */
+            addable_at_readonly?: boolean;
+            /**
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
+             * @enum {string}
+             */
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
+        };
+        /** ColumnName */
+        ColumnName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ColumnNamePage */
+        ColumnNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ColumnName"][];
+        };
+        /** ColumnCreate */
+        ColumnCreate: {
+            name: string;
+            /** @description the sid of a built-in widget or one of the organization's */
+            widget: string;
+            /** @description position among the table's columns (from 0) */
+            order?: number;
+        };
+        /** ColumnList */
+        ColumnList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            order: number;
+            table: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            change_permission: boolean;
+        };
+        /** ColumnListPage */
+        ColumnListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ColumnList"][];
+        };
+        /** ColumnDetail */
+        ColumnDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            order: number;
+            table: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            change_permission: boolean;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** ColumnDetailPage */
+        ColumnDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ColumnDetail"][];
+        };
+        /** ColumnUpdate */
+        ColumnUpdate: {
+            name?: string;
+            /** @description position among the table's columns (from 0) */
+            order?: number;
+        };
+        /** RowName */
+        RowName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** RowNamePage */
+        RowNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["RowName"][];
+        };
+        /** RowCreate */
+        RowCreate: {
+            name: string;
+            description?: string;
+        };
+        /** RowList */
+        RowList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            table: components["schemas"]["Ref"];
+            project: components["schemas"]["Ref"];
+            is_locked: boolean;
+            is_archived: boolean;
+            /** @description the number of the latest version */
+            version: number;
+            change_permission: boolean;
+        };
+        /** RowListPage */
+        RowListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["RowList"][];
+        };
+        /** RowDetail */
+        RowDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            table: components["schemas"]["Ref"];
+            project: components["schemas"]["Ref"];
+            is_locked: boolean;
+            is_archived: boolean;
+            /** @description the number of the latest version */
+            version: number;
+            /** @description the hash of the latest version */
+            hash: string;
+            /** @description the row's cells, in column order */
+            cells: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                column: components["schemas"]["Ref"];
+                widget: components["schemas"]["Ref"];
+                data: string;
+            }[];
+            created_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** RowDetailPage */
+        RowDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["RowDetail"][];
+        };
+        /** RowUpdate */
+        RowUpdate: {
+            name?: string;
+            description?: string;
+            is_locked?: boolean;
+            is_archived?: boolean;
+        };
+        /** CellDetail */
+        CellDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            data: string;
+            row: components["schemas"]["Ref"];
+            column: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            change_permission: boolean;
+        };
+        ListRowsGridResponse: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                description: string;
+                table: components["schemas"]["Ref"];
+                project: components["schemas"]["Ref"];
+                is_locked: boolean;
+                is_archived: boolean;
+                /** @description the number of the latest version */
+                version: number;
+                /** @description the hash of the latest version */
+                hash: string;
+                /** @description the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent */
+                cells: {
+                    [key: string]: components["schemas"]["CellDetail"];
+                };
+                created_by: string;
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_created: string;
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_updated: string;
+                change_permission: boolean;
+            }[];
+        };
+        VerifyRowResponse: {
+            row: components["schemas"]["Ref"];
+            /** @description how many versions were checked */
+            versions: number;
+            /** @description the row's latest version number */
+            head_version: number;
+            /** @description true when every check passed */
+            is_valid: boolean;
+            first_invalid_version: number | null;
+            /** @description at most 100 */
+            problems: {
+                version: number;
+                problem: string;
+            }[];
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_verified: string;
+        };
+        /** CellName */
+        CellName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the column's name */
+            name: string;
+        };
+        /** CellNamePage */
+        CellNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["CellName"][];
+        };
+        /** CellCreate */
+        CellCreate: {
+            /** @description a column of the row's table */
+            column: string;
+            /** @description the cell content */
+            data: string;
+        };
+        /** CellList */
+        CellList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            row: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            price: string;
+            change_permission: boolean;
+        };
+        /** CellListPage */
+        CellListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["CellList"][];
+        };
+        /** CellDetailPage */
+        CellDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["CellDetail"][];
+        };
+        /** CellUpdate */
+        CellUpdate: {
+            /** @description the cell content */
+            data: string;
+        };
+        /** VersionName */
+        VersionName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /**
+         * RowData
+         * @description the row's data as this version recorded it
+         */
+        RowData: {
+            name: string;
+            description: string;
+            is_locked: boolean;
+            is_archived: boolean;
+            /** @description the cells by column sid */
+            cells: {
+                [key: string]: string;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ListVersionsNameResponse: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: (components["schemas"]["VersionName"] | components["schemas"]["RowData"])[];
+        };
+        /** VersionList */
+        VersionList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the row name followed by the version number in parentheses */
+            name: string;
+            /** @description SHA-256 (hex) */
+            hash: string;
+            /** @description the hash of the preceding version; "" for version 1 */
+            previousHash: string;
+            version: number;
+            activity_message: string;
+            commit: string | null;
+            /** @description recomputed from the stored data: the hash matches and the chain link holds */
+            is_valid: boolean;
+            /** @description the full name of who made the change */
+            updated_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            change_permission: boolean;
+        };
+        ListVersionsListResponse: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: (components["schemas"]["VersionList"] | components["schemas"]["RowData"])[];
+        };
+        /** VersionDetail */
+        VersionDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the row name followed by the version number in parentheses */
+            name: string;
+            /** @description SHA-256 (hex) */
+            hash: string;
+            /** @description the hash of the preceding version; "" for version 1 */
+            previousHash: string;
+            version: number;
+            activity_message: string;
+            commit: string | null;
+            /** @description recomputed from the stored data: the hash matches and the chain link holds */
+            is_valid: boolean;
+            /** @description the full name of who made the change */
+            updated_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            change_permission: boolean;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        ListVersionsDetailResponse: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: (components["schemas"]["VersionDetail"] | components["schemas"]["RowData"])[];
+        };
+        /** Version */
+        Version: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the row name followed by the version number in parentheses */
+            name: string;
+            /** @description SHA-256 (hex) */
+            hash: string;
+            /** @description the hash of the preceding version; "" for version 1 */
+            previousHash: string;
+            version: number;
+            data: {
+                [key: string]: unknown;
+            };
+            activity_message: string;
+            updated_by: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            };
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** VersionUpdate */
+        VersionUpdate: {
+            commit: string | null;
+        };
+        /** CreditName */
+        CreditName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** CreditNamePage */
+        CreditNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["CreditName"][];
+        };
+        /** CreditList */
+        CreditList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description what the change was for */
+            name: string;
+            /** @description signed formatted amount: "-$0.25" for a debit */
+            amount: string;
+            /** @description formatted balance after the change */
+            balance_after: string;
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            cell: string | null;
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            row: string | null;
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+            } | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** CreditListPage */
+        CreditListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["CreditList"][];
+        };
+        /** WorkflowName */
+        WorkflowName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** WorkflowNamePage */
+        WorkflowNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WorkflowName"][];
+        };
+        /** WorkflowCreate */
+        WorkflowCreate: {
+            /** @description the number of a parent workflow, as the client keeps it */
+            parent?: number | null;
+            name: string;
+            description?: string;
+        };
+        /** WorkflowList */
+        WorkflowList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the number of a parent workflow, as the client keeps it */
+            parent: number | null;
+            /** @description the table the workflow is specific to; null: any table of the organization */
+            table: components["schemas"]["Ref"] | null;
+            /** @description an archived workflow cannot be triggered */
+            is_archived: boolean;
+            change_permission: boolean;
+        };
+        /** WorkflowListPage */
+        WorkflowListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WorkflowList"][];
+        };
+        /** WorkflowDetail */
+        WorkflowDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the number of a parent workflow, as the client keeps it */
+            parent: number | null;
+            /** @description the table the workflow is specific to; null: any table of the organization */
+            table: components["schemas"]["Ref"] | null;
+            /** @description an archived workflow cannot be triggered */
+            is_archived: boolean;
+            change_permission: boolean;
+            /** @description the steps, in the order they run */
+            steps: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                order: number;
+                widget: components["schemas"]["Ref"];
+                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
+                kind: string;
+            }[];
+            created_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** WorkflowDetailPage */
+        WorkflowDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["WorkflowDetail"][];
+        };
+        /** WorkflowUpdate */
+        WorkflowUpdate: {
+            /** @description the number of a parent workflow, as the client keeps it */
+            parent?: number | null;
+            name?: string;
+            description?: string;
+            is_archived?: boolean;
+            /** @description merged into the execution's data (with trigger__sid) */
+            workflow_data?: {
+                [key: string]: unknown;
+            };
+            /** @description merged into the execution's variables, which step settings refer to as {{variables.x}} (with trigger__sid) */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateWorkflowResponse: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the number of a parent workflow, as the client keeps it */
+            parent: number | null;
+            /** @description the table the workflow is specific to; null: any table of the organization */
+            table: components["schemas"]["Ref"] | null;
+            /** @description an archived workflow cannot be triggered */
+            is_archived: boolean;
+            change_permission: boolean;
+            /** @description the steps, in the order they run */
+            steps: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                order: number;
+                widget: components["schemas"]["Ref"];
+                /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
+                kind: string;
+            }[];
+            created_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            /** @description present when the PATCH triggered the workflow (trigger__sid): the execution after its steps ran */
+            execution?: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                /** @description "<workflow> on <row>" */
+                name: string;
+                workflow: components["schemas"]["Ref"];
+                row: components["schemas"]["Ref"];
+                /**
+                 * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
+                 * @enum {string}
+                 */
+                status: "running" | "waiting" | "completed" | "failed";
+                /** @description the step running, waited on or failed, or the last one completed; null before the first */
+                current_step: components["schemas"]["Ref"] | null;
+                /** @description the event a waiting execution waits for */
+                waiting_for: string | null;
+                /** @description why a failed execution failed */
+                error: string | null;
+                /** @description who started it */
+                started_by: string;
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_created: string;
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_updated: string;
+                /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
+                change_permission: boolean;
+                /** @description the execution's variables: merged from every trigger's `variables` */
+                variables: {
+                    [key: string]: unknown;
+                };
+                /** @description the execution's data: merged from every trigger's `workflow_data` */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description the whole log, oldest first */
+                log: {
+                    /**
+                     * @description ISO 8601 UTC timestamp with microseconds
+                     * @example 2018-07-27T07:10:57.279388Z
+                     */
+                    date_created: string;
+                    /** @description who: the user whose request wrote the entry */
+                    user: components["schemas"]["Ref"] | null;
+                    /** @description what happened: an engine event (started, step_completed …) or the name of a received event */
+                    event: string;
+                    /** @description info, ok, warning, error, or received (an event sent with the trigger) */
+                    status: string;
+                    message: string;
+                    /** @description the step the entry is about, while it exists */
+                    step: components["schemas"]["Ref"] | null;
+                }[];
+            };
+        };
+        /** StepName */
+        StepName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** StepNamePage */
+        StepNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["StepName"][];
+        };
+        /** StepCreate */
+        StepCreate: {
+            name: string;
+            description?: string;
+            /** @description the sid of a workflow of the organization */
+            workflow: string;
+            /** @description the sid of a built-in widget or one of the organization's */
+            widget?: string;
+            /** @description position in the workflow, from 1 (default: after the last step); the steps from there on move down one */
+            order?: number;
+            /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        /** StepList */
+        StepList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            workflow: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
+            kind: string;
+            /** @description its position in the workflow, from 1; unique within the workflow */
+            order: number;
+            change_permission: boolean;
+        };
+        /** StepListPage */
+        StepListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["StepList"][];
+        };
+        /** StepDetail */
+        StepDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            workflow: components["schemas"]["Ref"];
+            widget: components["schemas"]["Ref"];
+            /** @description what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing) */
+            kind: string;
+            /** @description its position in the workflow, from 1; unique within the workflow */
+            order: number;
+            change_permission: boolean;
+            description: string;
+            /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** StepDetailPage */
+        StepDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["StepDetail"][];
+        };
+        /** StepUpdate */
+        StepUpdate: {
+            name?: string;
+            description?: string;
+            /** @description the sid of a built-in widget or one of the organization's */
+            widget?: string;
+            /** @description the new position, from 1 (past the last: last); the steps in between move by one */
+            order?: number;
+            /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        /** ExecutionName */
+        ExecutionName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ExecutionNamePage */
+        ExecutionNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ExecutionName"][];
+        };
+        /** ExecutionList */
+        ExecutionList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description "<workflow> on <row>" */
+            name: string;
+            workflow: components["schemas"]["Ref"];
+            row: components["schemas"]["Ref"];
+            /**
+             * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
+             * @enum {string}
+             */
+            status: "running" | "waiting" | "completed" | "failed";
+            /** @description the step running, waited on or failed, or the last one completed; null before the first */
+            current_step: components["schemas"]["Ref"] | null;
+            /** @description the event a waiting execution waits for */
+            waiting_for: string | null;
+            /** @description why a failed execution failed */
+            error: string | null;
+            /** @description who started it */
+            started_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
+            change_permission: boolean;
+        };
+        /** ExecutionListPage */
+        ExecutionListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ExecutionList"][];
+        };
+        /** ExecutionDetail */
+        ExecutionDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description "<workflow> on <row>" */
+            name: string;
+            workflow: components["schemas"]["Ref"];
+            row: components["schemas"]["Ref"];
+            /**
+             * @description running, waiting (for `waiting_for`), completed or failed (`error` says why)
+             * @enum {string}
+             */
+            status: "running" | "waiting" | "completed" | "failed";
+            /** @description the step running, waited on or failed, or the last one completed; null before the first */
+            current_step: components["schemas"]["Ref"] | null;
+            /** @description the event a waiting execution waits for */
+            waiting_for: string | null;
+            /** @description why a failed execution failed */
+            error: string | null;
+            /** @description who started it */
+            started_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            /** @description whether the caller may continue it (variables, events) through the workflow PATCH */
+            change_permission: boolean;
+            /** @description the execution's variables: merged from every trigger's `variables` */
+            variables: {
+                [key: string]: unknown;
+            };
+            /** @description the execution's data: merged from every trigger's `workflow_data` */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description the whole log, oldest first */
+            log: {
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_created: string;
+                /** @description who: the user whose request wrote the entry */
+                user: components["schemas"]["Ref"] | null;
+                /** @description what happened: an engine event (started, step_completed …) or the name of a received event */
+                event: string;
+                /** @description info, ok, warning, error, or received (an event sent with the trigger) */
+                status: string;
+                message: string;
+                /** @description the step the entry is about, while it exists */
+                step: components["schemas"]["Ref"] | null;
+            }[];
+        };
+        /** ExecutionDetailPage */
+        ExecutionDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ExecutionDetail"][];
+        };
+        /** NotificationName */
+        NotificationName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the subject */
+            name: string;
+        };
+        /** NotificationNamePage */
+        NotificationNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["NotificationName"][];
+        };
+        /** NotificationCreate */
+        NotificationCreate: {
+            /** @description the personnel who receive it: each gets their own notification */
+            to: {
+                /** @description a personnel sid of the organization */
+                sid: string;
+                /** @description ignored; the name is read from the personnel record */
+                name?: string;
+            }[];
+            /** @description the subject */
+            name: string;
+            /** @description the message */
+            body?: string;
+            /** @description a notification the sender received or sent in this organization */
+            parent?: {
+                sid: string;
+                name?: string;
+            } | null;
+            /** @description email every recipient, whatever their should_receive_notification_email */
+            should_email?: boolean;
+        };
+        /** NotificationList */
+        NotificationList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
+            From: components["schemas"]["Ref"] | null;
+            is_read: boolean;
+            change_permission: boolean;
+        };
+        /** NotificationListPage */
+        NotificationListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["NotificationList"][];
+        };
+        /** NotificationDetail */
+        NotificationDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the subject */
+            name: string;
+            /** @description the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender) */
+            From: components["schemas"]["Ref"] | null;
+            /** @description the notification this one answers, or null */
+            parent: components["schemas"]["Ref"] | null;
+            /** @description the message */
+            body: string;
+            /** @description the rows the notification is about as {sid, name}; empty for a plain message */
+            rows: components["schemas"]["Ref"][];
+            is_read: boolean;
+            /** @description who last changed is_read with PATCH (full name); null otherwise */
+            updated_by: string | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /** @description true for the recipient of this copy */
+            change_permission: boolean;
+        };
+        /** NotificationDetailPage */
+        NotificationDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["NotificationDetail"][];
+        };
+        /**
+         * NotificationUpdate
+         * @description Only is_read can change, and only by the recipient.
+         */
+        NotificationUpdate: {
+            /** @description mark the notification read or unread again */
+            is_read?: boolean;
+        };
+    };
+    responses: {
+        /** @description the answer */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GetHealth503Response"];
+            };
+        };
+        /** @description field errors: {"field": ["message"]} */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FieldErrors"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the request body is too large (BODY_LIMIT_BYTES) */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the request body is not application/json */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the database is unavailable or the service is shutting down; try again */
+        ServiceUnavailable2: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        TooManyRequests: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        MethodNotAllowed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description a plain-text message */
+        NotAcceptable2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description an error: {"detail": message} */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+        HeaderIdempotencyKey: string;
+        /** @description page number, from 1 */
+        QueryPage: number;
+        /** @description records per page (default 10, at most 100) */
+        QueryPageSize: number;
+        /** @description the level of the list (for example `organization`) */
+        PathLevel: "user";
+        /** @description the sid of the record at that level */
+        PathSid: string;
+        /** @description the sid of the record */
+        PathSid2: string;
+        /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+        HeaderIfMatch: string;
+        /** @description the level of the list (for example `organization`) */
+        PathLevel2: "organization";
+        /** @description the level of the list (for example `organization`) */
+        PathLevel3: "project";
+        /** @description the sid of the table */
+        PathSid3: string;
+        PathSid4: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetHealthResponse"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org",
+                 *       "password": "correct horse battery",
+                 *       "first_name": "first name",
+                 *       "last_name": "last name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignUpBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignUpResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "username",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    checkToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckTokenResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    signOutWithGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckTokenResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckTokenResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    forgetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "email"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForgetPasswordBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query: {
+                /** @description the tag from the emailed link */
+                tag: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResetPasswordBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "username",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `records_session=<token>; HttpOnly; SameSite=Strict; Path=/` (and `Secure` when PUBLIC_URL is https) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listApiKeysName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createApiKeyName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listApiKeysList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createApiKeyList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listApiKeysDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createApiKeyDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listOrganizationsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createOrganizationName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrganizationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listOrganizationsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createOrganizationList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrganizationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listOrganizationsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createOrganizationDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrganizationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrganizationUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listPersonnelName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonnelNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createPersonnelName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        /** @description one member, or an array of up to 100 */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org",
+                 *       "first_name": "first name",
+                 *       "last_name": "last name",
+                 *       "title": "title",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_administrator": false,
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonnelCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePersonnelNameResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listPersonnelList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonnelListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createPersonnelList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        /** @description one member, or an array of up to 100 */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org",
+                 *       "first_name": "first name",
+                 *       "last_name": "last name",
+                 *       "title": "title",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_administrator": false,
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonnelCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePersonnelListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listPersonnelDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonnelDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createPersonnelDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        /** @description one member, or an array of up to 100 */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org",
+                 *       "first_name": "first name",
+                 *       "last_name": "last name",
+                 *       "title": "title",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_administrator": false,
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonnelCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePersonnelDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getPersonnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonnelDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updatePersonnel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "title",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_administrator": false,
+                 *       "is_archived": false,
+                 *       "first_name": "first name",
+                 *       "last_name": "last name",
+                 *       "email": "ada@example.org",
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "dashboard": [
+                 *         {
+                 *           "link": "link",
+                 *           "note": "note"
+                 *         }
+                 *       ],
+                 *       "should_receive_weekly_digest": false,
+                 *       "should_receive_statement_digest": false,
+                 *       "should_receive_mention_notification": false,
+                 *       "should_receive_record_change_notification": false,
+                 *       "should_receive_notification_email": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonnelUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonnelDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listProjectsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createProjectName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listProjectsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createProjectList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listProjectsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createProjectDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listMembersName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createMemberName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "permission": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listMembersList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createMemberList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "permission": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listMembersDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createMemberDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel3"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "permission": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "permission": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listTablesName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createTableName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TableCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listTablesList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createTableList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TableCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listTablesDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createTableDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TableCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TableUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWidgetsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWidgetName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "price": "0.50",
+                 *       "addable_at_readonly": false,
+                 *       "kind": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WidgetCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWidgetsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWidgetList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "price": "0.50",
+                 *       "addable_at_readonly": false,
+                 *       "kind": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WidgetCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWidgetsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWidgetDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "price": "0.50",
+                 *       "addable_at_readonly": false,
+                 *       "kind": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WidgetCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getWidget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateWidget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "price": "0.50",
+                 *       "addable_at_readonly": false,
+                 *       "kind": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WidgetUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listColumnsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the columns of this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createColumnName: {
+        parameters: {
+            query: {
+                /** @description the table of the organization the column is added to (required) */
+                table__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "widget": "widget",
+                 *       "order": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listColumnsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the columns of this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createColumnList: {
+        parameters: {
+            query: {
+                /** @description the table of the organization the column is added to (required) */
+                table__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "widget": "widget",
+                 *       "order": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listColumnsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the columns of this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createColumnDetail: {
+        parameters: {
+            query: {
+                /** @description the table of the organization the column is added to (required) */
+                table__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "widget": "widget",
+                 *       "order": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getColumn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateColumn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "order": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listRowsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only rows of this table */
+                table__sid?: string;
+                /** @description only rows of this project */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createRowName: {
+        parameters: {
+            query: {
+                /** @description the table of the new row (required) */
+                table__sid: string;
+                /** @description the project of the new row (required) */
+                project__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listRowsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only rows of this table */
+                table__sid?: string;
+                /** @description only rows of this project */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createRowList: {
+        parameters: {
+            query: {
+                /** @description the table of the new row (required) */
+                table__sid: string;
+                /** @description the project of the new row (required) */
+                project__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listRowsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only rows of this table */
+                table__sid?: string;
+                /** @description only rows of this project */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createRowDetail: {
+        parameters: {
+            query: {
+                /** @description the table of the new row (required) */
+                table__sid: string;
+                /** @description the project of the new row (required) */
+                project__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateRow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_locked": false,
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["RowUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listRowsGrid: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only rows of this project */
+                project__sid?: string;
+                /** @description only rows whose name contains this text (case-insensitive) */
+                search?: string;
+                /** @description only archived (true) or only unarchived (false) rows */
+                is_archived?: boolean;
+                /** @description only locked (true) or only unlocked (false) rows */
+                is_locked?: boolean;
+                /** @description the order of the rows (default date_created, oldest first); `-` for descending */
+                ordering?: "name" | "-name" | "date_created" | "-date_created" | "date_updated" | "-date_updated";
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the table */
+                sid: components["parameters"]["PathSid3"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRowsGridResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    verifyRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sid: components["parameters"]["PathSid4"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyRowResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCellsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the cells of this row, in column order */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createCellName: {
+        parameters: {
+            query: {
+                /** @description the row of the new cell (required: 406 without it) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "column": "column",
+                 *       "data": "data"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CellCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCellsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the cells of this row, in column order */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createCellList: {
+        parameters: {
+            query: {
+                /** @description the row of the new cell (required: 406 without it) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "column": "column",
+                 *       "data": "data"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CellCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCellsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the cells of this row, in column order */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createCellDetail: {
+        parameters: {
+            query: {
+                /** @description the row of the new cell (required: 406 without it) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "column": "column",
+                 *       "data": "data"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CellCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateCell: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": "data"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CellUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listVersionsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the versions of this row, in version order */
+                row__sid?: string;
+                /** @description true: each result is only the version's row data object */
+                dataonly?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListVersionsNameResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listVersionsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the versions of this row, in version order */
+                row__sid?: string;
+                /** @description true: each result is only the version's row data object */
+                dataonly?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListVersionsListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listVersionsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the versions of this row, in version order */
+                row__sid?: string;
+                /** @description true: each result is only the version's row data object */
+                dataonly?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListVersionsDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Version"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "commit": "commit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VersionUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Version"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCreditsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCreditsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listCreditsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWorkflowsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWorkflowName: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWorkflowsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWorkflowList: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listWorkflowsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createWorkflowDetail: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateWorkflow: {
+        parameters: {
+            query?: {
+                /** @description a row: triggers the workflow for it (starts an execution or continues the one in progress) */
+                trigger__sid?: string;
+                /** @description an event for the execution log; resumes an execution waiting for it (with trigger__sid) */
+                event?: string;
+            };
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "workflow_data": {},
+                 *       "variables": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateWorkflowResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listStepsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the steps performed by this widget (built-in or of the organization) */
+                widget__sid?: string;
+                /** @description only the steps of this workflow of the organization, in order */
+                workflow__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createStepName: {
+        parameters: {
+            query?: {
+                /** @description the widget of the new step, when the body does not name it */
+                widget__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "workflow": "workflow",
+                 *       "widget": "widget",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["StepCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listStepsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the steps performed by this widget (built-in or of the organization) */
+                widget__sid?: string;
+                /** @description only the steps of this workflow of the organization, in order */
+                workflow__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createStepList: {
+        parameters: {
+            query?: {
+                /** @description the widget of the new step, when the body does not name it */
+                widget__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "workflow": "workflow",
+                 *       "widget": "widget",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["StepCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listStepsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the steps performed by this widget (built-in or of the organization) */
+                widget__sid?: string;
+                /** @description only the steps of this workflow of the organization, in order */
+                workflow__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createStepDetail: {
+        parameters: {
+            query?: {
+                /** @description the widget of the new step, when the body does not name it */
+                widget__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "workflow": "workflow",
+                 *       "widget": "widget",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["StepCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateStep: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "widget": "widget",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["StepUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listExecutionsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the executions of this workflow of the organization */
+                workflow__sid?: string;
+                /** @description only the executions for this row */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listExecutionsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the executions of this workflow of the organization */
+                workflow__sid?: string;
+                /** @description only the executions for this row */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listExecutionsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the executions of this workflow of the organization */
+                workflow__sid?: string;
+                /** @description only the executions for this row */
+                row__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listNotificationsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createNotificationName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "name": "name",
+                 *       "body": "body",
+                 *       "parent": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "should_email": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listNotificationsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createNotificationList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "name": "name",
+                 *       "body": "body",
+                 *       "parent": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "should_email": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    listNotificationsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    createNotificationDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: components["parameters"]["PathLevel2"];
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "name": "name",
+                 *       "body": "body",
+                 *       "parent": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "should_email": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    deleteNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    updateNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathSid2"];
+            };
+            cookie?: never;
+        };
+        /** @description Only is_read can change, and only by the recipient. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_read": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    getNotificationsNotificationStream: {
+        parameters: {
+            query?: {
+                /** @description only notifications of this organization */
+                organization__sid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a text/event-stream of `notification` events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+}

@@ -2,6 +2,14 @@
 // editing a commit message, and verifying the hash chain.
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
+import type { components } from '../../../lib/api/schema';
+
+export type Version = components['schemas']['VersionDetail'];
+
+/** A version record (the list gives bare row data instead only with `dataonly`, which the app never sends). */
+function isVersion(item: unknown): item is Version {
+  return typeof item === 'object' && item !== null && typeof (item as { version?: unknown }).version === 'number' && 'sid' in item;
+}
 
 export const VERSIONS_PAGE_SIZE = 20;
 
@@ -16,12 +24,14 @@ export function useRow(rowSid: string) {
 export const versionsQuery = (orgSid: string, rowSid: string, page: number) =>
   queryOptions({
     queryKey: ['versions', rowSid, page],
-    queryFn: () =>
-      unwrap(
+    queryFn: async () => {
+      const found = await unwrap(
         api.GET('/tables/version/list/{level}/{sid}/detail/', {
           params: { path: { level: 'organization', sid: orgSid }, query: { row__sid: rowSid, page, page_size: VERSIONS_PAGE_SIZE } },
         }),
-      ),
+      );
+      return { ...found, results: found.results.filter(isVersion) };
+    },
     placeholderData: keepPreviousData,
   });
 
