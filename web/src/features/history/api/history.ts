@@ -4,7 +4,12 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { api, unwrap } from '../../../lib/api/client';
 import type { components } from '../../../lib/api/schema';
 
-type VersionDetail = components['schemas']['VersionDetail'];
+export type Version = components['schemas']['VersionDetail'];
+
+/** A version record (the list gives bare row data instead only with `dataonly`, which the app never sends). */
+function isVersion(item: unknown): item is Version {
+  return typeof item === 'object' && item !== null && typeof (item as { version?: unknown }).version === 'number' && 'sid' in item;
+}
 
 export const VERSIONS_PAGE_SIZE = 20;
 
@@ -25,8 +30,7 @@ export const versionsQuery = (orgSid: string, rowSid: string, page: number) =>
           params: { path: { level: 'organization', sid: orgSid }, query: { row__sid: rowSid, page, page_size: VERSIONS_PAGE_SIZE } },
         }),
       );
-      // Without dataonly every result is a version (the document's union also covers dataonly's bare data).
-      return { ...found, results: found.results as VersionDetail[] };
+      return { ...found, results: found.results.filter(isVersion) };
     },
     placeholderData: keepPreviousData,
   });

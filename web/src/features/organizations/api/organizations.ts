@@ -53,6 +53,7 @@ export function useCreateOrganization(userSid: string) {
 export const myPersonnelQuery = (orgSid: string, email: string) =>
   queryOptions({
     queryKey: ['my-personnel', orgSid, email],
+    enabled: Boolean(orgSid && email),
     queryFn: async () => {
       for (let page = 1; ; page += 1) {
         const found = await unwrap(
