@@ -17,6 +17,7 @@ import { http, Api } from '../helpers/http.ts';
 import { readMail } from '../helpers/mail.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { behindTheApi, type Runner } from '../helpers/behind.ts';
+import { proveEmail } from '../helpers/factories.ts';
 
 const ENV = { RETENTION_CHECK_SECONDS: '1' };
 const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex');
@@ -36,6 +37,7 @@ before(async () => {
   if (DB_KIND === 'pglite') dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-retention-'));
   server = await startServer({ env: ENV, workers: DB_KIND === 'postgres' ? 2 : 1, ...(dataDir ? { databaseUrl: null, dataDir } : {}) });
   userSid = expectStatus(await http('POST', '/accounts/signup/', { baseUrl: server.baseUrl, body: { email, password } }), 201).json.sid;
+  await proveEmail(email, server); // the mailed link (issue 11): an unproven account may only prove its email
   token = expectStatus(await http('POST', '/accounts/auth/', { baseUrl: server.baseUrl, body: { username: email, password } }), 200).json.token;
 });
 
@@ -82,7 +84,7 @@ describe('the retention job', () => {
     const baseUrl = server!.baseUrl;
     // A sent mail (a reset link), an idempotency entry, a second session, a login failure.
     expectStatus(await http('POST', '/accounts/forgetpassword/', { baseUrl, body: { email } }), 200);
-    await readMail(email, { dataDir: server!.dataDir });
+    await readMail(email, { dataDir: server!.dataDir, subject: /^Reset your Records Service password$/ });
     await sleep(500); // the worker marks it sent right after writing it
     const idemKey = `old-${Date.now()}`;
     expectStatus(await me().with({ 'idempotency-key': idemKey }).post(`/organizations/organization/list/user/${userSid}/detail/`, { name: 'Retained' }), 201);
@@ -93,7 +95,7 @@ describe('the retention job', () => {
     // Backdated past their times: sent 25 h ago, the entry 25 h old, the session idle 31 min, the failure 16 min old.
     let mailId = 0;
     await behind(async (run) => {
-      const sent = await run(`UPDATE mail_outbox SET date_sent = now() - interval '25 hours' WHERE to_address = $1 AND status = 'sent' RETURNING id`, [email]);
+      const sent = await run(`UPDATE mail_outbox SET date_sent = now() - interval '25 hours' WHERE to_address = $1 AND status = 'sent' AND subject = 'Reset your Records Service password' RETURNING id`, [email]);
       assert.equal(sent.rows.length, 1, 'the reset mail was sent');
       mailId = sent.rows[0].id;
       assert.equal((await run(`UPDATE idempotency_keys SET date_created = now() - interval '25 hours' WHERE user_sid = $1 AND key = $2 RETURNING 1`, [userSid, idemKey])).rows.length, 1);

@@ -102,8 +102,8 @@ describe('the built app', () => {
   });
 
   test('everything else keeps the JSON 404', async () => {
-    expectDetail(await get('/app/tables/x'), 404, MESSAGES.notFound, 'no text/html in Accept');
-    expectDetail(await get('/app/tables/x', { accept: 'application/json' }), 404, MESSAGES.notFound);
+    expectDetail(await get('/app/tables/x/'), 404, MESSAGES.notFound, 'no text/html in Accept');
+    expectDetail(await get('/app/tables/x/', { accept: 'application/json' }), 404, MESSAGES.notFound);
     expectDetail(await get('/assets/missing-0000.js'), 404, MESSAGES.notFound, 'a missing asset');
     expectDetail(await http('POST', '/app/tables/x', { baseUrl: server.baseUrl, headers: HTML, body: {} }), 404, MESSAGES.notFound, 'POST');
     expectDetail(await get('/accounts/resetpassword/?tag=abc123'), 405, 'Method "GET" not allowed.', 'GET without text/html');
@@ -115,7 +115,7 @@ describe('without a build (API only)', () => {
     const root = await get('/', HTML, apiOnly.baseUrl);
     expectStatus(root, 404);
     assert.match(root.json.detail, /^The web app is not built \(no .*index\.html\): run `npm run build`, then `npm start`\. The API and \/docs\/ work without it\.$/);
-    expectDetail(await get('/app/tables/x', HTML, apiOnly.baseUrl), 404, MESSAGES.notFound);
+    expectDetail(await get('/app/tables/x/', HTML, apiOnly.baseUrl), 404, MESSAGES.notFound);
     expectDetail(await get('/accounts/resetpassword/?tag=abc123', HTML, apiOnly.baseUrl), 405, 'Method "GET" not allowed.');
     expectStatus(await get('/health/', {}, apiOnly.baseUrl), 200);
   });
