@@ -73,6 +73,8 @@ export function missingSlash(request: FastifyRequest, reply: FastifyReply): Fast
   const at = url.indexOf('?');
   const path = at < 0 ? url : url.slice(0, at);
   if (path.endsWith('/') || path === '') return null;
+  // A file's path (a missing /assets/app-1a2b.js, /favicon.ico) is not an API path without its slash.
+  if (/\.[A-Za-z0-9]{1,8}$/.test(path.slice(path.lastIndexOf('/') + 1))) return null;
   if (request.method === 'GET' || request.method === 'HEAD') {
     // Only the path's own text is kept: a path starting with two slashes (or a slash and a
     // backslash, which browsers read alike) would name another host.

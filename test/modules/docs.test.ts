@@ -125,11 +125,20 @@ describe('the API reference', () => {
       const res = await page.goto(`${BASE_URL}${PATHS.docs}`);
       assert.equal(res?.status(), 200);
       await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
-      const listed = await page.$$eval('.opblock', (blocks) => blocks.map((block) => ({
-        method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
-        path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
-      })));
-      const shown = new Set(listed.map((o) => `${o.method} ${o.path}`));
+      // Swagger UI renders the operations as they scroll into view: read the page as a person
+      // would, a screen at a time down to its end.
+      const shown = new Set<string>();
+      for (let screen = 0; screen < 200; screen += 1) {
+        const listed = await page.$$eval('.opblock', (blocks) => blocks.map((block) => ({
+          method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
+          path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
+        })));
+        for (const o of listed) shown.add(`${o.method} ${o.path}`);
+        const atEnd = await page.evaluate(() => window.scrollY + window.innerHeight >= document.body.scrollHeight - 2);
+        if (atEnd) break;
+        await page.mouse.wheel(0, 700);
+        await page.waitForTimeout(50);
+      }
       for (const serializer of SERIALIZERS) {
         assert.ok(shown.has(`GET ${PERSONNEL_LIST(serializer)}`), `GET ${PERSONNEL_LIST(serializer)} is on the page`);
         assert.ok(shown.has(`POST ${PERSONNEL_LIST(serializer)}`), `POST ${PERSONNEL_LIST(serializer)} is on the page`);
