@@ -105,7 +105,7 @@ describe('the built app', () => {
     expectDetail(await get('/app/tables/x/'), 404, MESSAGES.notFound, 'no text/html in Accept');
     expectDetail(await get('/app/tables/x/', { accept: 'application/json' }), 404, MESSAGES.notFound);
     expectDetail(await get('/assets/missing-0000.js'), 404, MESSAGES.notFound, 'a missing asset');
-    expectDetail(await http('POST', '/app/tables/x', { baseUrl: server.baseUrl, headers: HTML, body: {} }), 404, MESSAGES.notFound, 'POST');
+    expectDetail(await http('POST', '/app/tables/x/', { baseUrl: server.baseUrl, headers: HTML, body: {} }), 404, MESSAGES.notFound, 'POST');
     expectDetail(await get('/accounts/resetpassword/?tag=abc123'), 405, 'Method "GET" not allowed.', 'GET without text/html');
   });
 });
