@@ -243,4 +243,11 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => missingSlash(request, reply) ?? send(reply, errors.notFound()));
+  // A path that does not exist answers its 404 before any body is read: never a 413 or 415
+  // about the body of a request that has nowhere to go. (GET and HEAD carry none, and may
+  // still be a browser's navigation to the web app.)
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404 || request.method === 'GET' || request.method === 'HEAD') return;
+    return missingSlash(request, reply) ?? send(reply, errors.notFound());
+  });
 }

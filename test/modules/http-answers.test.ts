@@ -100,6 +100,11 @@ describe('every answer uses the API\'s bodies, also where no route is reached', 
     { what: 'an unknown path', send: () => request('GET', '/no/such/path/', { token }), status: 404, body: detail(MESSAGES.notFound) },
     { what: 'an unknown path, anonymous', send: () => request('GET', '/nothing/here/'), status: 404, body: detail(MESSAGES.notFound) },
     {
+      what: 'a POST to an unknown path with a media type the service does not take: 404, not 415 (its body has nowhere to go)',
+      send: () => request('POST', '/organizations/organization/list/user/..//detail/', { 'Content-Type': 'text/csv' }, 'a,b'), status: 404,
+      body: detail(MESSAGES.notFound),
+    },
+    {
       what: 'GET without the trailing slash: 308 to the slash path, the query kept',
       send: () => request('GET', '/accounts/checktoken?x=1&y=2', { token }), status: 308,
       body: detail('Moved permanently to /accounts/checktoken/?x=1&y=2.'), headers: { location: '/accounts/checktoken/?x=1&y=2' },
