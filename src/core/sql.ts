@@ -28,3 +28,13 @@ export function formatMoney(amount: string | number): string {
   const digits = negative ? whole.slice(1) : whole;
   return `${negative ? '-' : ''}$${digits || '0'}.${(frac + '00').slice(0, 2)}`;
 }
+
+/** `text` with LIKE's wildcards escaped, so a search for it matches it literally. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** An ILIKE pattern: the text anywhere, case-insensitive, its wildcards taken literally. */
+export function containsPattern(text: string): string {
+  return `%${likeLiteral(text)}%`;
+}

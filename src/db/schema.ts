@@ -120,6 +120,9 @@ export const personnel = pgTable('personnel', {
   uniqueIndex('personnel_org_user_key').on(t.organizationSid, t.userSid),
   index('personnel_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
   index('personnel_user_idx').on(t.userSid),
+  // The list's `search`: name or email contains (ILIKE '%…%'), as trigram indexes.
+  index('personnel_name_trgm_idx').using('gin', sql`(${t.firstName} || ' ' || ${t.lastName}) gin_trgm_ops`),
+  index('personnel_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
 ]);
 
 /**

@@ -1,8 +1,8 @@
-import { and, eq, count, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, count, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, users } from '../../db/schema.js';
-import { isoDate, isoTimestamp, personName } from '../../core/sql.js';
+import { containsPattern, isoDate, isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { activeMember } from '../../core/rules.js';
 
@@ -44,19 +44,33 @@ function select(db: Db, where: SQL, total?: SQL<number>) {
   return db.select(total ? { ...columns, total } : columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
 }
 
-/** The count of an organization's personnel, as a query. */
-function countQuery(db: Db, orgSid: string) {
-  return db.select({ n: count() }).from(personnel).where(eq(personnel.organizationSid, orgSid));
+/**
+ * An organization's personnel, or those whose name ("First Last") or email contains
+ * `search` (case-insensitive; each has a trigram index, 0010_personnel_search.sql).
+ */
+function inOrganization(orgSid: string, search?: string): SQL {
+  const pattern = search ? containsPattern(search) : undefined;
+  return and(
+    eq(personnel.organizationSid, orgSid),
+    pattern ? sql`((${personnel.firstName} || ' ' || ${personnel.lastName}) ILIKE ${pattern} OR ${personnel.email} ILIKE ${pattern})` : undefined,
+  )!;
 }
 
-export async function countInOrganization(db: Db, orgSid: string): Promise<number> {
-  const [row] = await countQuery(db, orgSid);
+/** The count of an organization's personnel (those the search finds), as a query. */
+function countQuery(db: Db, orgSid: string, search?: string) {
+  return db.select({ n: count() }).from(personnel).where(inOrganization(orgSid, search));
+}
+
+export async function countInOrganization(db: Db, orgSid: string, search?: string): Promise<number> {
+  const [row] = await countQuery(db, orgSid, search);
   return row.n;
 }
 
-/** A page of an organization's personnel, oldest first, with the organization's count. */
-export async function pageInOrganization(db: Db, orgSid: string, limit: number, offset: number): Promise<Counted<PersonnelRow>> {
-  return counted(await select(db, eq(personnel.organizationSid, orgSid), totalOf(countQuery(db, orgSid)))
+/** A page of an organization's personnel (those the search finds), oldest first, with their count. */
+export async function pageInOrganization(
+  db: Db, orgSid: string, limit: number, offset: number, search?: string,
+): Promise<Counted<PersonnelRow>> {
+  return counted(await select(db, inOrganization(orgSid, search), totalOf(countQuery(db, orgSid, search)))
     .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset) as (PersonnelRow & { total: number })[]);
 }
 

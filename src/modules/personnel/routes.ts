@@ -6,7 +6,7 @@ import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel, type OrganizationScope } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { withTotal } from '../../core/pagination.js';
-import { PersonnelCreate, PersonnelPatch, PersonnelShapes } from './schemas.js';
+import { PersonnelCreate, PersonnelListQuery, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { serializePersonnel } from './serializers.js';
 import { addPersonnel, changePersonnel, loadPersonnel, type PersonnelInput } from './service.js';
@@ -22,13 +22,15 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
     shapes: PersonnelShapes,
     get: {
       summary: 'List the members of an organization (Admin, Member)',
-      description: 'Oldest first.',
+      description: 'Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); '
+        + '`count` is then the number found.',
+      query: PersonnelListQuery,
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),
       counted: true,
-      count: (scope) => countInOrganization(ctx.db, scope.membership.organizationSid),
-      rows: async (scope, _q, serializer, page) => {
-        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset);
+      count: (scope, query) => countInOrganization(ctx.db, scope.membership.organizationSid, query.search),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset, query.search);
         return withTotal(found.map((row) => serializePersonnel(row, serializer, scope.membership)), found);
       },
     },

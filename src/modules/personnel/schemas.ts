@@ -27,6 +27,13 @@ export const PersonnelShapes = {
   }),
 };
 
+/** The list's filter (beside page and page_size). */
+export const PersonnelListQuery = {
+  search: Type.Optional(Type.String({
+    maxLength: 255, description: 'only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone)',
+  })),
+};
+
 const DateEnd = Type.Union([DateString, Type.Literal(''), Type.Null()], { description: 'YYYY-MM-DD; "" or null for none' });
 
 export const PersonnelCreateItem = Body({

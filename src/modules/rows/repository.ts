@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { cells, columns, projectMembers, projects, rows, tables, users, widgets } from '../../db/schema.js';
-import { isoTimestamp, personName } from '../../core/sql.js';
+import { containsPattern, isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
@@ -110,17 +110,12 @@ export type GridOrdering = (typeof GRID_ORDERINGS)[number];
 
 const GRID_ORDER_COLUMNS = { name: rows.name, date_created: rows.dateCreated, date_updated: rows.dateUpdated };
 
-/** `text` with LIKE's wildcards escaped, so `search` matches it literally. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
   return and(
     eq(rows.organizationSid, orgSid),
     eq(rows.tableSid, tableSid),
     filter.project__sid !== undefined ? eq(rows.projectSid, filter.project__sid) : undefined,
-    filter.search ? sql`${rows.name} ILIKE ${`%${likeLiteral(filter.search)}%`}` : undefined,
+    filter.search ? sql`${rows.name} ILIKE ${containsPattern(filter.search)}` : undefined,
     filter.is_archived !== undefined ? eq(rows.isArchived, filter.is_archived) : undefined,
     filter.is_locked !== undefined ? eq(rows.isLocked, filter.is_locked) : undefined,
     readableRows(membership),

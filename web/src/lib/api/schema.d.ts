@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (name shape)
-         * @description Oldest first.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
          *
          *     Levels: organization.
          */
@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (list shape)
-         * @description Oldest first.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
          *
          *     Levels: organization.
          */
@@ -507,7 +507,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (detail shape)
-         * @description Oldest first.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
          *
          *     Levels: organization.
          */
@@ -5285,6 +5285,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
+                search?: string;
             };
             header?: never;
             path: {
@@ -5376,6 +5378,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
+                search?: string;
             };
             header?: never;
             path: {
@@ -5467,6 +5471,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
+                search?: string;
             };
             header?: never;
             path: {

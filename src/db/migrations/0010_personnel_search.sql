@@ -1,0 +1,2 @@
+CREATE INDEX "personnel_name_trgm_idx" ON "personnel" USING gin (("first_name" || ' ' || "last_name") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "personnel_email_trgm_idx" ON "personnel" USING gin ("email" gin_trgm_ops);
