@@ -1,5 +1,6 @@
-// The personnel list's `search`: members whose name ("First Last") or email contains the
-// text, case-insensitive, counted and paged like the whole list, with an index behind it.
+// The personnel list's filters: `search` (members whose name ("First Last") or email
+// contains the text, case-insensitive, counted and paged like the whole list, with an index
+// behind it) and `user__sid` (the record of one account).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,17 @@ describe('personnel search', () => {
     assert.deepEqual((await found(member, 'lovelace')).names, ['Ada Lovelace']);
     const names = assertPage(await member.api.get(paths.personnelList(org.sid, 'name', { search: 'hopper' })), 'personnel.name');
     assert.deepEqual(names.results.map((p) => p.name), ['Grace Hopper']);
+  });
+
+  test('user__sid finds the record of one account (a caller finds their own), alone or with a search', async () => {
+    const mine = assertPage(await member.api.get(paths.personnelList(org.sid, 'list', { user__sid: member.sid })), 'personnel.list');
+    assert.deepEqual([mine.count, mine.results.map((p) => p.sid)], [1, [member.personnel.sid]]);
+    const admins = assertPage(await member.api.get(paths.personnelList(org.sid, 'name', { user__sid: admin.sid })), 'personnel.name');
+    assert.deepEqual(admins.results.map((p) => p.sid), [admin.personnel.sid]);
+    const none = assertPage(await admin.api.get(paths.personnelList(org.sid, 'list', { user__sid: 'no-such-account' })), 'personnel.list');
+    assert.deepEqual([none.count, none.results], [0, []]);
+    const both = assertPage(await admin.api.get(paths.personnelList(org.sid, 'list', { user__sid: member.sid, search: 'lovelace' })), 'personnel.list');
+    assert.equal(both.count, 0, 'both filters apply');
   });
 
   test('a search longer than 255 characters is refused: 400 naming the field', async () => {

@@ -44,33 +44,39 @@ function select(db: Db, where: SQL, total?: SQL<number>) {
   return db.select(total ? { ...columns, total } : columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
 }
 
-/**
- * An organization's personnel, or those whose name ("First Last") or email contains
- * `search` (case-insensitive; each has a trigram index, 0010_personnel_search.sql).
- */
-function inOrganization(orgSid: string, search?: string): SQL {
-  const pattern = search ? containsPattern(search) : undefined;
+/** The personnel list's filters. */
+export interface PersonnelFilter {
+  /** Name ("First Last") or email contains, case-insensitive (trigram indexes, 0010_personnel_search.sql). */
+  search?: string;
+  /** The record of this account (index personnel_user_idx). */
+  user__sid?: string;
+}
+
+/** An organization's personnel, those the filter finds. */
+function inOrganization(orgSid: string, filter: PersonnelFilter): SQL {
+  const pattern = filter.search ? containsPattern(filter.search) : undefined;
   return and(
     eq(personnel.organizationSid, orgSid),
     pattern ? sql`((${personnel.firstName} || ' ' || ${personnel.lastName}) ILIKE ${pattern} OR ${personnel.email} ILIKE ${pattern})` : undefined,
+    filter.user__sid ? eq(personnel.userSid, filter.user__sid) : undefined,
   )!;
 }
 
-/** The count of an organization's personnel (those the search finds), as a query. */
-function countQuery(db: Db, orgSid: string, search?: string) {
-  return db.select({ n: count() }).from(personnel).where(inOrganization(orgSid, search));
+/** The count of an organization's personnel (those the filter finds), as a query. */
+function countQuery(db: Db, orgSid: string, filter: PersonnelFilter) {
+  return db.select({ n: count() }).from(personnel).where(inOrganization(orgSid, filter));
 }
 
-export async function countInOrganization(db: Db, orgSid: string, search?: string): Promise<number> {
-  const [row] = await countQuery(db, orgSid, search);
+export async function countInOrganization(db: Db, orgSid: string, filter: PersonnelFilter = {}): Promise<number> {
+  const [row] = await countQuery(db, orgSid, filter);
   return row.n;
 }
 
-/** A page of an organization's personnel (those the search finds), oldest first, with their count. */
+/** A page of an organization's personnel (those the filter finds), oldest first, with their count. */
 export async function pageInOrganization(
-  db: Db, orgSid: string, limit: number, offset: number, search?: string,
+  db: Db, orgSid: string, limit: number, offset: number, filter: PersonnelFilter = {},
 ): Promise<Counted<PersonnelRow>> {
-  return counted(await select(db, inOrganization(orgSid, search), totalOf(countQuery(db, orgSid, search)))
+  return counted(await select(db, inOrganization(orgSid, filter), totalOf(countQuery(db, orgSid, filter)))
     .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset) as (PersonnelRow & { total: number })[]);
 }
 

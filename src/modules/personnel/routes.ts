@@ -23,14 +23,14 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
     get: {
       summary: 'List the members of an organization (Admin, Member)',
       description: 'Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); '
-        + '`count` is then the number found.',
+        + '`user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.',
       query: PersonnelListQuery,
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),
       counted: true,
-      count: (scope, query) => countInOrganization(ctx.db, scope.membership.organizationSid, query.search),
+      count: (scope, query) => countInOrganization(ctx.db, scope.membership.organizationSid, query),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset, query.search);
+        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset, query);
         return withTotal(found.map((row) => serializePersonnel(row, serializer, scope.membership)), found);
       },
     },

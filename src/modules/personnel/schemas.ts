@@ -32,6 +32,7 @@ export const PersonnelListQuery = {
   search: Type.Optional(Type.String({
     maxLength: 255, description: 'only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone)',
   })),
+  user__sid: Type.Optional(Type.String({ maxLength: 64, description: "only the record of this account (the caller's own: their user sid)" })),
 };
 
 const DateEnd = Type.Union([DateString, Type.Literal(''), Type.Null()], { description: 'YYYY-MM-DD; "" or null for none' });

@@ -124,8 +124,10 @@ const overviewRoute = createRoute({
 const personnelRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/personnel',
+  validateSearch: (search: Record<string, unknown>): { q?: string } =>
+    typeof search.q === 'string' && search.q !== '' ? { q: search.q } : {},
   component: function Personnel() {
-    return <PersonnelPage orgSid={personnelRoute.useParams().org} />;
+    return <PersonnelPage orgSid={personnelRoute.useParams().org} search={personnelRoute.useSearch().q} />;
   },
 });
 

@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (name shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (list shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -507,7 +507,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (detail shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `count` is then the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -5287,6 +5287,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
                 search?: string;
+                /** @description only the record of this account (the caller's own: their user sid) */
+                user__sid?: string;
             };
             header?: never;
             path: {
@@ -5380,6 +5382,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
                 search?: string;
+                /** @description only the record of this account (the caller's own: their user sid) */
+                user__sid?: string;
             };
             header?: never;
             path: {
@@ -5473,6 +5477,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone) */
                 search?: string;
+                /** @description only the record of this account (the caller's own: their user sid) */
+                user__sid?: string;
             };
             header?: never;
             path: {

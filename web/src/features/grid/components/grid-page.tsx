@@ -3,7 +3,7 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
 import { useSession } from '../../auth/api/session';
 import { useMyPersonnel } from '../../organizations/api/organizations';
@@ -12,6 +12,7 @@ import { useTable } from '../../tables/api/tables';
 import { useWidgets } from '../../widgets/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
+import { useSearchDraft } from '../../../lib/search-draft';
 
 const WRITE_ROLE = 'You need the Project Admin or Project Edit role in this project to change its rows.';
 const ADMIN_ROLE = "Only the project's Admins lock and archive rows.";
@@ -28,22 +29,18 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
-  const [draft, setDraft] = useState(search ?? '');
   // The search goes into the URL (and the query) once typing pauses.
-  useEffect(() => {
-    if (draft === (search ?? '')) return;
-    const timer = setTimeout(
-      () =>
-        void navigate({
-          to: '/o/$org/tables/$table/rows',
-          params: { org: orgSid, table: tableSid },
-          search: { project: projectSid, ...(draft ? { q: draft } : {}) },
-          replace: true,
-        }),
-      300,
-    );
-    return () => clearTimeout(timer);
-  }, [draft, search, navigate, orgSid, tableSid, projectSid]);
+  const commitSearch = useCallback(
+    (text: string) =>
+      void navigate({
+        to: '/o/$org/tables/$table/rows',
+        params: { org: orgSid, table: tableSid },
+        search: { project: projectSid, ...(text ? { q: text } : {}) },
+        replace: true,
+      }),
+    [navigate, orgSid, tableSid, projectSid],
+  );
+  const [draft, setDraft] = useSearchDraft(search, commitSearch);
   if (table.isPending) return <Loading />;
   if (table.error) return <ErrorMessage error={table.error} />;
   return (
@@ -95,7 +92,7 @@ interface TableRowsProps {
 function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
-  const me = useMyPersonnel(orgSid, session.data?.email ?? '');
+  const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
   const role = useMyProjectRole(projectSid, me.data?.sid);
   const widgets = useWidgets(orgSid);
   const [range, setRange] = useState({ first: 0, last: 0 });

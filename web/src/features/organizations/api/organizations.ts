@@ -47,28 +47,24 @@ export function useCreateOrganization(userSid: string) {
 }
 
 /**
- * The caller's personnel record in the organization (found by their email in the
- * personnel list, a page of 100 at a time), which says whether they are its Admin.
+ * The caller's personnel record in the organization (the list's `user__sid` filter: one
+ * request, whatever the organization's size), which says whether they are its Admin.
  */
-export const myPersonnelQuery = (orgSid: string, email: string) =>
+export const myPersonnelQuery = (orgSid: string, userSid: string) =>
   queryOptions({
-    queryKey: ['my-personnel', orgSid, email],
-    enabled: Boolean(orgSid && email),
+    queryKey: ['my-personnel', orgSid, userSid],
+    enabled: Boolean(orgSid && userSid),
     queryFn: async () => {
-      for (let page = 1; ; page += 1) {
-        const found = await unwrap(
-          api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
-            params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: MAX_PAGE_SIZE } },
-          }),
-        );
-        const me = found.results.find((person) => person.email.toLowerCase() === email.toLowerCase());
-        if (me) return me;
-        if (!found.next) return null;
-      }
+      const found = await unwrap(
+        api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { user__sid: userSid, page_size: 1 } },
+        }),
+      );
+      return found.results[0] ?? null;
     },
     staleTime: 60_000,
   });
 
-export function useMyPersonnel(orgSid: string, email: string) {
-  return useQuery(myPersonnelQuery(orgSid, email));
+export function useMyPersonnel(orgSid: string, userSid: string) {
+  return useQuery(myPersonnelQuery(orgSid, userSid));
 }

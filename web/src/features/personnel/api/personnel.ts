@@ -6,21 +6,24 @@ import type { paths } from '../../../lib/api/schema';
 
 export const PERSONNEL_PAGE_SIZE = 25;
 
-/** A page of the organization's personnel in the list shape. */
-export const personnelQuery = (orgSid: string, page = 1, pageSize = PERSONNEL_PAGE_SIZE) =>
+/** A page of the organization's personnel in the list shape (those whose name or email contains `search`). */
+export const personnelQuery = (orgSid: string, page = 1, pageSize = PERSONNEL_PAGE_SIZE, search = '') =>
   queryOptions({
-    queryKey: ['personnel', orgSid, page, pageSize],
+    queryKey: ['personnel', orgSid, page, pageSize, search],
     queryFn: () =>
       unwrap(
         api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: pageSize } },
+          params: {
+            path: { level: 'organization', sid: orgSid },
+            query: { page, page_size: pageSize, ...(search ? { search } : {}) },
+          },
         }),
       ),
     placeholderData: keepPreviousData,
   });
 
-export function usePersonnel(orgSid: string, page = 1, pageSize = PERSONNEL_PAGE_SIZE) {
-  return useQuery(personnelQuery(orgSid, page, pageSize));
+export function usePersonnel(orgSid: string, page = 1, search = '') {
+  return useQuery(personnelQuery(orgSid, page, PERSONNEL_PAGE_SIZE, search));
 }
 
 /** The first 100 personnel in the name shape (for choosing a project member). */

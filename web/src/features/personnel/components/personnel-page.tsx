@@ -1,35 +1,56 @@
-// The organization's personnel: the paged list; Admins add members by email, change the
-// administrative fields and archive or un-archive; a member changes only what the spec
-// lets a member change on their own record (names, notification settings).
-import { useState, type FormEvent } from 'react';
+// The organization's personnel: the paged list, searched by name or email on the server;
+// Admins add members by email, change the administrative fields and archive or
+// un-archive; a member changes only what the spec lets a member change on their own
+// record (names, email, dashboard links, metadata, notification settings).
+import { useNavigate } from '@tanstack/react-router';
+import { useCallback, useState, type FormEvent } from 'react';
 import { Button, Checkbox, Dialog, ErrorMessage, Loading, Notice, Pager, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
 import { useSession } from '../../auth/api/session';
 import { useMyPersonnel } from '../../organizations/api/organizations';
+import { useSearchDraft } from '../../../lib/search-draft';
 import { useAddPersonnel, usePersonnel, usePersonnelDetail, useUpdatePersonnel, type PersonnelChanges } from '../api/personnel';
 
 const ADMIN_ONLY = "Only the organization's Admins do this.";
 
-export function PersonnelPage({ orgSid }: { orgSid: string }) {
+export function PersonnelPage({ orgSid, search }: { orgSid: string; search?: string }) {
   const session = useSession();
-  const me = useMyPersonnel(orgSid, session.data?.email ?? '');
+  const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
   const isAdmin = Boolean(me.data?.is_administrator && !me.data.is_archived);
-  const [page, setPage] = useState(1);
-  const personnel = usePersonnel(orgSid, page);
+  // The page number belongs to one search: a new search starts at page 1.
+  const [paging, setPaging] = useState({ search, page: 1 });
+  const page = paging.search === search ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ search, page: next });
+  const personnel = usePersonnel(orgSid, page, search);
   const update = useUpdatePersonnel(orgSid);
   const [editing, setEditing] = useState<string | null>(null);
+  const navigate = useNavigate();
+  const commitSearch = useCallback(
+    (text: string) => void navigate({ to: '/o/$org/personnel', params: { org: orgSid }, search: text ? { q: text } : {}, replace: true }),
+    [navigate, orgSid],
+  );
+  const [draft, setDraft] = useSearchDraft(search, commitSearch);
 
   return (
     <main className="wide">
       <h1>Personnel</h1>
+      <div className="field field-inline" role="search">
+        <label htmlFor="personnel-search">Search people by name or email</label>
+        <input id="personnel-search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} />
+      </div>
       {personnel.isPending ? (
         <Loading />
       ) : personnel.error ? (
         <ErrorMessage error={personnel.error} />
       ) : (
         <>
+          {search && personnel.data.count === 0 ? (
+            <p role="status">No one's name or email contains "{search}".</p>
+          ) : null}
           <table className="data">
-            <caption>People of the organization ({personnel.data.count})</caption>
+            <caption>
+              {search ? `People whose name or email contains "${search}" (${personnel.data.count})` : `People of the organization (${personnel.data.count})`}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -159,12 +180,28 @@ interface EditProps {
   onDone: () => void;
 }
 
+/** Metadata as the member types it: a JSON list, or the message that says what is wrong. */
+function parseMetadata(text: string): { value: unknown[] } | { error: string } {
+  const trimmed = text.trim();
+  if (!trimmed) return { value: [] };
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    if (Array.isArray(value)) return { value };
+  } catch {
+    // falls through to the message
+  }
+  return { error: 'Metadata must be a JSON list, for example [] or [{"orcid": "0000-0002-1825-0097"}].' };
+}
+
 function EditPersonnel({ orgSid, sid, isAdmin, isSelf, onDone }: EditProps) {
   const person = usePersonnelDetail(sid);
   const update = useUpdatePersonnel(orgSid);
+  const [links, setLinks] = useState<{ link: string; note: string }[] | null>(null);
+  const [metadataError, setMetadataError] = useState<string | null>(null);
   if (person.isPending) return <Loading />;
   if (person.error) return <ErrorMessage error={person.error} />;
   const p = person.data;
+  const dashboard = links ?? p.dashboard;
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -176,13 +213,25 @@ function EditPersonnel({ orgSid, sid, isAdmin, isSelf, onDone }: EditProps) {
       changes.is_administrator = data.get('is_administrator') === 'on';
     }
     if (isSelf) {
+      const metadata = parseMetadata(String(data.get('metadata') ?? ''));
+      if ('error' in metadata) {
+        setMetadataError(metadata.error);
+        return;
+      }
+      setMetadataError(null);
       changes.first_name = String(data.get('first_name'));
       changes.last_name = String(data.get('last_name'));
+      const email = String(data.get('email')).trim();
+      if (email !== p.email) changes.email = email;
+      changes.dashboard = dashboard.map((entry) => ({ link: entry.link.trim(), note: entry.note.trim() })).filter((entry) => entry.link || entry.note);
+      changes.metadata = metadata.value;
       for (const [field] of NOTIFICATION_SETTINGS) changes[field] = data.get(field) === 'on';
     }
     update.mutate({ sid, changes }, { onSuccess: onDone });
   };
   const fields = update.error instanceof ApiError ? update.error.fields : {};
+  const setLink = (index: number, entry: { link: string; note: string } | null) =>
+    setLinks(entry ? dashboard.map((old, i) => (i === index ? entry : old)) : dashboard.filter((_, i) => i !== index));
   return (
     <form onSubmit={onSubmit} className="form">
       <p>
@@ -193,6 +242,40 @@ function EditPersonnel({ orgSid, sid, isAdmin, isSelf, onDone }: EditProps) {
           <legend>About you</legend>
           <TextField label="First name" name="first_name" defaultValue={p.first_name} errors={fields.first_name} />
           <TextField label="Last name" name="last_name" defaultValue={p.last_name} errors={fields.last_name} />
+          <TextField
+            label="Email in this organization"
+            name="email"
+            type="email"
+            required
+            defaultValue={p.email}
+            errors={fields.email}
+            hint="A new address is sent a link to prove it; no other mail goes to it until then. You still sign in with your account's email."
+          />
+          <fieldset>
+            <legend>Dashboard links</legend>
+            {dashboard.length === 0 ? <p className="hint">No links yet: add the pages you open often.</p> : null}
+            {dashboard.map((entry, index) => (
+              <div className="link-row" key={index} role="group" aria-label={`Dashboard link ${index + 1}`}>
+                <TextField
+                  label={`Link ${index + 1}`}
+                  type="url"
+                  value={entry.link}
+                  onChange={(event) => setLink(index, { ...entry, link: event.target.value })}
+                />
+                <TextField
+                  label={`Note ${index + 1}`}
+                  value={entry.note}
+                  onChange={(event) => setLink(index, { ...entry, note: event.target.value })}
+                />
+                <Button aria-label={`Remove link ${index + 1}`} onClick={() => setLink(index, null)}>
+                  Remove
+                </Button>
+              </div>
+            ))}
+            {fields.dashboard ? <span className="field-error">{fields.dashboard.join(' ')}</span> : null}
+            <Button onClick={() => setLinks([...dashboard, { link: '', note: '' }])}>Add a link</Button>
+          </fieldset>
+          <MetadataField defaultValue={p.metadata} errors={metadataError ? [metadataError] : fields.metadata} />
           <fieldset>
             <legend>Notifications</legend>
             {NOTIFICATION_SETTINGS.map(([field, label]) => (
@@ -222,5 +305,29 @@ function EditPersonnel({ orgSid, sid, isAdmin, isSelf, onDone }: EditProps) {
         <Button onClick={onDone}>Cancel</Button>
       </div>
     </form>
+  );
+}
+
+/** The member's metadata, edited as JSON text. */
+function MetadataField({ defaultValue, errors }: { defaultValue: unknown[]; errors?: string[] }) {
+  const id = 'personnel-metadata';
+  return (
+    <div className="field">
+      <label htmlFor={id}>Metadata (a JSON list)</label>
+      <textarea
+        id={id}
+        name="metadata"
+        rows={3}
+        spellCheck={false}
+        defaultValue={defaultValue.length ? JSON.stringify(defaultValue, null, 2) : '[]'}
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={errors?.length ? `${id}-errors` : undefined}
+      />
+      {errors?.length ? (
+        <span id={`${id}-errors`} className="field-error">
+          {errors.join(' ')}
+        </span>
+      ) : null}
+    </div>
   );
 }
