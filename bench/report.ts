@@ -6,6 +6,7 @@ import type { PeakRss } from './lib/processes.js';
 import type { CpuShare, Group } from './lib/cpu.js';
 import type { PageCostResult, StatementCost } from './page-cost.js';
 import { GROWTH_LIMIT, type SoakResult } from './soak.js';
+import type { FrontendResult } from './frontend.js';
 
 export interface ScenarioResult extends Measurement {
   id: string;
@@ -51,7 +52,24 @@ export interface Results {
   page_cost?: PageCostResult | null;
   /** `--soak`: written by its own run, merged into the file (it keeps its own date) */
   soak?: SoakResult | null;
+  /** the web app in Chromium (issue 14): the grid's interactive time, scrolling, a cell edit, the bundle */
+  frontend?: FrontendResult | { status: string } | null;
   targets: Target[];
+}
+
+const measuredFrontend = (f: Results['frontend']): FrontendResult | null => (f && 'assets' in f ? f : null);
+
+/** The web app's figures, one line each. */
+function frontendLines(f: FrontendResult): string[] {
+  const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+  return [
+    `web app (Chromium, on the service's cores): grid of ${f.size.gridRows.toLocaleString('en')} rows × ${f.size.gridColumns} columns interactive `
+      + `in ${fixed(f.grid_interactive_ms.cold, 0)} ms cold, ${fixed(f.grid_interactive_ms.warm_median, 0)} ms warm (median of ${f.grid_interactive_ms.warm.length})`,
+    `  scrolling ${f.scroll.rows.toLocaleString('en')} rows top to bottom in ${f.scroll.frames} frames: median ${fixed(f.scroll.median_ms, 2)} ms, `
+      + `p95 ${fixed(f.scroll.p95_ms, 2)} ms, max ${fixed(f.scroll.max_ms)} ms a frame; ${f.scroll.row_page_requests} row pages requested`,
+    `  a cell edit, key press to the server's answer: p50 ${fixed(f.cell_edit_ms.p50)} ms, p95 ${fixed(f.cell_edit_ms.p95)} ms (${f.cell_edit_ms.n} edits)`,
+    `  JavaScript (gzip): first screen ${kb(f.assets.first_screen_js_gzip_bytes)}, all ${kb(f.assets.js_gzip_bytes)}; CSS ${kb(f.assets.css_gzip_bytes)}`,
+  ];
 }
 
 const fixed = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
@@ -185,6 +203,29 @@ export function checkTargets(results: Results): Target[] {
       holds: soak.non2xx + soak.errors === 0,
     });
   }
+  const web = measuredFrontend(results.frontend);
+  if (web) {
+    targets.push({
+      target: `web: the grid of ${web.size.gridRows.toLocaleString('en')} rows × ${web.size.gridColumns} columns interactive in < 1 s (cold cache)`,
+      measured: `${fixed(web.grid_interactive_ms.cold, 0)} ms cold, ${fixed(web.grid_interactive_ms.warm_median, 0)} ms warm`,
+      holds: web.grid_interactive_ms.cold < 1000,
+    });
+    targets.push({
+      target: `web: median frame < 16 ms scrolling ${web.scroll.rows.toLocaleString('en')} rows`,
+      measured: `median ${fixed(web.scroll.median_ms, 2)} ms, p95 ${fixed(web.scroll.p95_ms, 2)} ms`,
+      holds: web.scroll.median_ms < 16,
+    });
+    targets.push({
+      target: 'web: a cell edit saved in < 100 ms at p50 (key press to the answer)',
+      measured: `p50 ${fixed(web.cell_edit_ms.p50)} ms, p95 ${fixed(web.cell_edit_ms.p95)} ms`,
+      holds: web.cell_edit_ms.p50 < 100,
+    });
+    targets.push({
+      target: 'web: first-screen JavaScript ≤ 250 kB gzipped',
+      measured: `${(web.assets.first_screen_js_gzip_bytes / 1000).toFixed(1)} kB`,
+      holds: web.assets.first_screen_js_gzip_bytes <= 250_000,
+    });
+  }
   for (const [where, processes] of Object.entries(results.peak_rss)) {
     if (!processes.length || where === 'embedded_first_start') continue;
     const worst = Math.max(...processes.map((p) => p.peak_rss_mb));
@@ -248,6 +289,9 @@ export function render(results: Results): string {
     out.push(`database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}`);
   }
   if (results.page_cost) out.push(...pageCostLines(results.page_cost));
+  const web = measuredFrontend(results.frontend);
+  if (web) out.push(...frontendLines(web));
+  else if (results.frontend) out.push(`web app: ${(results.frontend as { status: string }).status}`);
   if (results.soak) out.push('', ...soakLines(results.soak));
   out.push('');
   out.push(table(['target', 'measured', 'holds'], results.targets.map((t) => [t.target, t.measured, t.holds === null ? '–' : t.holds ? 'yes' : 'NO']), 2));
@@ -298,6 +342,8 @@ export function renderMarkdown(results: Results): string {
     out.push(`Database round trips per request: ${Object.entries(trips).map(([id, t]) => `${id} ${fixed(t.round_trips)}`).join(', ')}.`);
   }
   if (results.page_cost) out.push('', ...pageCostLines(results.page_cost));
+  const webMd = measuredFrontend(results.frontend);
+  if (webMd) out.push('', '```', ...frontendLines(webMd), '```');
   if (results.soak) out.push('', '```', ...soakLines(results.soak), '```');
   out.push('');
   out.push(row(['target', 'measured', 'holds']));

@@ -41,6 +41,7 @@ import {
 } from './scenarios.js';
 import { listStatements, measurePageCost, type ListStatements } from './page-cost.js';
 import { soak } from './soak.js';
+import { CHROMIUM, FRONTEND_FULL, FRONTEND_QUICK, measureFrontend } from './frontend.js';
 import { checkTargets, compare, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
 
 const argv = process.argv.slice(2);
@@ -348,6 +349,7 @@ function emptyResults(machineInfo: Record<string, unknown>): Results {
     round_trips: {},
     page_cost: null,
     soak: null,
+    frontend: null,
     targets: [],
   };
 }
@@ -521,6 +523,15 @@ async function main() {
   results.verify = await verifyLongRow(seed, VERIFY_CALLS);
   log(`  ${JSON.stringify(results.verify)}`);
   results.peak_rss.postgresql = service.managed.sample();
+
+  // The web app in Chromium, on the same cores as the service (issue 14, point 6).
+  if (fs.existsSync(CHROMIUM)) {
+    log(`[${elapsed()}] the web app in Chromium: the grid's interactive time, a cell edit, scrolling, the bundle`);
+    await quiet();
+    results.frontend = await measureFrontend(seed, benchPool!, QUICK ? FRONTEND_QUICK : FRONTEND_FULL, log);
+  } else {
+    results.frontend = { status: `n/a (${CHROMIUM} is not installed: apt-get install chromium)` };
+  }
   await service.managed.stop();
   await bare.managed.stop();
   await benchPool?.end();

@@ -7,17 +7,11 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { PROJECT_ROOT } from '../helpers/env.ts';
+import { firstScreenScripts } from '../../bench/frontend.ts'; // the benchmark reports the same sizes
 
 const WEB = path.join(PROJECT_ROOT, 'dist', 'web');
 const BUDGET_BYTES = 250_000;
 
-/** The scripts index.html loads at once: the module entry and its modulepreload links. */
-function firstScreenScripts(html: string): string[] {
-  const found = new Set<string>();
-  for (const m of html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"[^>]*>/g)) found.add(m[1]);
-  for (const m of html.matchAll(/<link\b[^>]*\brel="modulepreload"[^>]*\bhref="([^"]+)"[^>]*>/g)) found.add(m[1]);
-  return [...found];
-}
 
 test('the first screen loads at most 250 kB of gzipped JavaScript', () => {
   const indexFile = path.join(WEB, 'index.html');
