@@ -59,9 +59,10 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
 
 /** Writes a screenshot for the README (from the PostgreSQL run only, so both runs agree). */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  if (DB_KIND !== 'postgres' && fs.existsSync(path.join(SCREENSHOTS, `${name}.png`))) return;
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  if (DB_KIND !== 'postgres' && fs.existsSync(file)) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file });
 }
 
 // ------------------------------------------------------------------ data --

@@ -130,6 +130,18 @@ export function Dialog({ open, title, onClose, children }: DialogProps) {
   );
 }
 
+/**
+ * A data table's frame: on a narrow window the table scrolls sideways inside it, not the
+ * page. It takes focus (a labelled region), so the keyboard scrolls it too.
+ */
+export function TableFrame({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-frame" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
 interface PagerProps {
   page: number;
   pageCount: number;

@@ -3,7 +3,7 @@
 // verified in one click (valid, or the first broken version marked).
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { Button, ErrorMessage, Loading, Notice, Pager } from '../../../components/ui';
+import { Button, ErrorMessage, Loading, Notice, Pager, TableFrame } from '../../../components/ui';
 import { useTable } from '../../tables/api/tables';
 import { useEditCommit, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
 import { diffData } from './diff';
@@ -73,73 +73,75 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
       </section>
       <section aria-labelledby="versions-heading">
         <h2 id="versions-heading">Versions</h2>
-        <table className="data versions">
-          <caption>Versions of {row.data.name}, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Who</th>
-              <th scope="col">When</th>
-              <th scope="col">Activity</th>
-              <th scope="col">Commit message</th>
-              <th scope="col">Compare</th>
-            </tr>
-          </thead>
-          <tbody>
-            {versions.data.results.map((version) => {
-              const isBroken = broken === version.version;
-              const isPicked = picked.some((p) => p.sid === version.sid);
-              return (
-                <tr key={version.sid} className={isBroken ? 'broken' : !version.is_valid ? 'invalid' : undefined}>
-                  <th scope="row">
-                    {version.version}
-                    {isBroken && <span className="badge badge-danger">First broken version</span>}
-                    {!version.is_valid && !isBroken && <span className="badge badge-danger">Does not verify</span>}
-                  </th>
-                  <td>{version.updated_by}</td>
-                  <td>
-                    <time dateTime={version.date_created}>{new Date(version.date_created).toLocaleString()}</time>
-                  </td>
-                  <td>{version.activity_message}</td>
-                  <td>
-                    {editing === version.sid ? (
-                      <form onSubmit={(event) => saveCommit(event, version.sid)} className="form-inline">
-                        <label htmlFor={`commit-${version.sid}`} className="visually-hidden">
-                          Commit message of version {version.version}
-                        </label>
-                        <input id={`commit-${version.sid}`} name="commit" defaultValue={version.commit ?? ''} autoFocus />
-                        <Button type="submit" variant="primary" disabled={editCommit.isPending}>
-                          Save
-                        </Button>
-                        <Button onClick={() => setEditing(null)}>Cancel</Button>
-                        <ErrorMessage error={editCommit.error} />
-                      </form>
-                    ) : (
-                      <>
-                        <span>{version.commit ?? <span className="muted">none</span>}</span>{' '}
-                        <Button
-                          aria-label={`Edit the commit message of version ${version.version}`}
-                          disabledReason={version.change_permission ? null : 'Only Project Admins and Project Edit members change commit messages.'}
-                          onClick={() => setEditing(version.sid)}
-                        >
-                          Edit
-                        </Button>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Compare version ${version.version}`}
-                      checked={isPicked}
-                      onChange={() => toggle({ sid: version.sid, version: version.version })}
-                    />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableFrame label="Versions">
+            <table className="data versions">
+            <caption>Versions of {row.data.name}, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Who</th>
+                <th scope="col">When</th>
+                <th scope="col">Activity</th>
+                <th scope="col">Commit message</th>
+                <th scope="col">Compare</th>
+              </tr>
+            </thead>
+            <tbody>
+              {versions.data.results.map((version) => {
+                const isBroken = broken === version.version;
+                const isPicked = picked.some((p) => p.sid === version.sid);
+                return (
+                  <tr key={version.sid} className={isBroken ? 'broken' : !version.is_valid ? 'invalid' : undefined}>
+                    <th scope="row">
+                      {version.version}
+                      {isBroken && <span className="badge badge-danger">First broken version</span>}
+                      {!version.is_valid && !isBroken && <span className="badge badge-danger">Does not verify</span>}
+                    </th>
+                    <td>{version.updated_by}</td>
+                    <td>
+                      <time dateTime={version.date_created}>{new Date(version.date_created).toLocaleString()}</time>
+                    </td>
+                    <td>{version.activity_message}</td>
+                    <td>
+                      {editing === version.sid ? (
+                        <form onSubmit={(event) => saveCommit(event, version.sid)} className="form-inline">
+                          <label htmlFor={`commit-${version.sid}`} className="visually-hidden">
+                            Commit message of version {version.version}
+                          </label>
+                          <input id={`commit-${version.sid}`} name="commit" defaultValue={version.commit ?? ''} autoFocus />
+                          <Button type="submit" variant="primary" disabled={editCommit.isPending}>
+                            Save
+                          </Button>
+                          <Button onClick={() => setEditing(null)}>Cancel</Button>
+                          <ErrorMessage error={editCommit.error} />
+                        </form>
+                      ) : (
+                        <>
+                          <span>{version.commit ?? <span className="muted">none</span>}</span>{' '}
+                          <Button
+                            aria-label={`Edit the commit message of version ${version.version}`}
+                            disabledReason={version.change_permission ? null : 'Only Project Admins and Project Edit members change commit messages.'}
+                            onClick={() => setEditing(version.sid)}
+                          >
+                            Edit
+                          </Button>
+                        </>
+                      )}
+                    </td>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Compare version ${version.version}`}
+                        checked={isPicked}
+                        onChange={() => toggle({ sid: version.sid, version: version.version })}
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableFrame>
         <Pager label="Versions" page={page} pageCount={versions.data.page_count} count={versions.data.count} onPage={setPage} />
       </section>
       <Comparison picked={picked} columnNames={columnNames} />
@@ -161,27 +163,29 @@ function Comparison({ picked, columnNames }: { picked: Picked[]; columnNames: Ma
       ) : older.error || newer.error ? (
         <ErrorMessage error={older.error ?? newer.error} />
       ) : (
-        <table className="data diff">
-          <caption>
-            Changes from version {a.version} to version {b.version}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Version {a.version}</th>
-              <th scope="col">Version {b.version}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {diffData(older.data.data, newer.data.data, columnNames).map((change) => (
-              <tr key={change.field} className={`diff-${change.kind}`}>
-                <th scope="row">{change.label}</th>
-                <td>{change.before}</td>
-                <td>{change.after}</td>
+        <TableFrame label="Differences">
+            <table className="data diff">
+            <caption>
+              Changes from version {a.version} to version {b.version}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Version {a.version}</th>
+                <th scope="col">Version {b.version}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {diffData(older.data.data, newer.data.data, columnNames).map((change) => (
+                <tr key={change.field} className={`diff-${change.kind}`}>
+                  <th scope="row">{change.label}</th>
+                  <td>{change.before}</td>
+                  <td>{change.after}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
       )}
     </section>
   );

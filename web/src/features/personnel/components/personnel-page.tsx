@@ -4,7 +4,7 @@
 // record (names, email, dashboard links, metadata, notification settings).
 import { useNavigate } from '@tanstack/react-router';
 import { useCallback, useState, type FormEvent } from 'react';
-import { Button, Checkbox, Dialog, ErrorMessage, Loading, Notice, Pager, TextField } from '../../../components/ui';
+import { Button, Checkbox, Dialog, ErrorMessage, Loading, Notice, Pager, TableFrame, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
 import { useSession } from '../../auth/api/session';
 import { useMyPersonnel } from '../../organizations/api/organizations';
@@ -47,53 +47,55 @@ export function PersonnelPage({ orgSid, search }: { orgSid: string; search?: str
           {search && personnel.data.count === 0 ? (
             <p role="status">No one's name or email contains "{search}".</p>
           ) : null}
-          <table className="data">
-            <caption>
-              {search ? `People whose name or email contains "${search}" (${personnel.data.count})` : `People of the organization (${personnel.data.count})`}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Title</th>
-                <th scope="col">Start</th>
-                <th scope="col">End</th>
-                <th scope="col">Admin</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {personnel.data.results.map((person) => (
-                <tr key={person.sid}>
-                  <th scope="row">{person.name}</th>
-                  <td>{person.email}</td>
-                  <td>{person.title}</td>
-                  <td>{person.date_start}</td>
-                  <td>{person.date_end ?? ''}</td>
-                  <td>{person.is_administrator ? 'Admin' : ''}</td>
-                  <td>{person.is_archived ? 'Archived' : 'Active'}</td>
-                  <td className="actions">
-                    <Button
-                      aria-label={`Edit ${person.name}`}
-                      disabledReason={person.change_permission ? null : 'You may change only your own record.'}
-                      onClick={() => setEditing(person.sid)}
-                    >
-                      Edit
-                    </Button>
-                    <Button
-                      aria-label={`${person.is_archived ? 'Un-archive' : 'Archive'} ${person.name}`}
-                      disabledReason={isAdmin ? null : ADMIN_ONLY}
-                      disabled={update.isPending}
-                      onClick={() => update.mutate({ sid: person.sid, changes: { is_archived: !person.is_archived } })}
-                    >
-                      {person.is_archived ? 'Un-archive' : 'Archive'}
-                    </Button>
-                  </td>
+          <TableFrame label="People">
+              <table className="data">
+              <caption>
+                {search ? `People whose name or email contains "${search}" (${personnel.data.count})` : `People of the organization (${personnel.data.count})`}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Title</th>
+                  <th scope="col">Start</th>
+                  <th scope="col">End</th>
+                  <th scope="col">Admin</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {personnel.data.results.map((person) => (
+                  <tr key={person.sid}>
+                    <th scope="row">{person.name}</th>
+                    <td>{person.email}</td>
+                    <td>{person.title}</td>
+                    <td>{person.date_start}</td>
+                    <td>{person.date_end ?? ''}</td>
+                    <td>{person.is_administrator ? 'Admin' : ''}</td>
+                    <td>{person.is_archived ? 'Archived' : 'Active'}</td>
+                    <td className="actions">
+                      <Button
+                        aria-label={`Edit ${person.name}`}
+                        disabledReason={person.change_permission ? null : 'You may change only your own record.'}
+                        onClick={() => setEditing(person.sid)}
+                      >
+                        Edit
+                      </Button>
+                      <Button
+                        aria-label={`${person.is_archived ? 'Un-archive' : 'Archive'} ${person.name}`}
+                        disabledReason={isAdmin ? null : ADMIN_ONLY}
+                        disabled={update.isPending}
+                        onClick={() => update.mutate({ sid: person.sid, changes: { is_archived: !person.is_archived } })}
+                      >
+                        {person.is_archived ? 'Un-archive' : 'Archive'}
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
           <ErrorMessage error={update.error} />
           <Pager label="Personnel" page={page} pageCount={personnel.data.page_count} count={personnel.data.count} onPage={setPage} />
           {personnel.data.add_permission ? (

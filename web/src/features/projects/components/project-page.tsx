@@ -2,7 +2,7 @@
 // a member, and the tables whose rows it holds.
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { Button, ErrorMessage, Loading, Pager } from '../../../components/ui';
+import { Button, ErrorMessage, Loading, Pager, TableFrame } from '../../../components/ui';
 import { usePersonnelNames } from '../../personnel/api/personnel';
 import { useTables } from '../../tables/api/tables';
 import {
@@ -68,47 +68,49 @@ function Members({ orgSid, projectSid }: { orgSid: string; projectSid: string })
           {members.data.results.length === 0 ? (
             <p>No members yet.</p>
           ) : (
-            <table className="data">
-              <caption>Members of the project and their roles</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {members.data.results.map((member) => (
-                  <tr key={member.sid}>
-                    <th scope="row">{member.personnel.name}</th>
-                    <td>
-                      <select
-                        aria-label={`Role of ${member.personnel.name}`}
-                        value={member.permission}
-                        disabled={!member.change_permission || change.isPending}
-                        title={member.change_permission ? undefined : MANAGE_REASON}
-                        onChange={(event) => change.mutate({ sid: member.sid, permission: event.target.value as ProjectRole })}
-                      >
-                        {ROLES.map((role) => (
-                          <option key={role.value} value={role.value}>
-                            {role.label}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>
-                      <Button
-                        aria-label={`Remove ${member.personnel.name}`}
-                        disabledReason={member.change_permission ? null : MANAGE_REASON}
-                        onClick={() => remove.mutate(member.sid)}
-                      >
-                        Remove
-                      </Button>
-                    </td>
+            <TableFrame label="Project members">
+                <table className="data">
+                <caption>Members of the project and their roles</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Actions</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {members.data.results.map((member) => (
+                    <tr key={member.sid}>
+                      <th scope="row">{member.personnel.name}</th>
+                      <td>
+                        <select
+                          aria-label={`Role of ${member.personnel.name}`}
+                          value={member.permission}
+                          disabled={!member.change_permission || change.isPending}
+                          title={member.change_permission ? undefined : MANAGE_REASON}
+                          onChange={(event) => change.mutate({ sid: member.sid, permission: event.target.value as ProjectRole })}
+                        >
+                          {ROLES.map((role) => (
+                            <option key={role.value} value={role.value}>
+                              {role.label}
+                            </option>
+                          ))}
+                        </select>
+                      </td>
+                      <td>
+                        <Button
+                          aria-label={`Remove ${member.personnel.name}`}
+                          disabledReason={member.change_permission ? null : MANAGE_REASON}
+                          onClick={() => remove.mutate(member.sid)}
+                        >
+                          Remove
+                        </Button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableFrame>
           )}
           <ErrorMessage error={change.error ?? remove.error} />
           <Pager label="Members" page={page} pageCount={members.data.page_count} count={members.data.count} onPage={setPage} />

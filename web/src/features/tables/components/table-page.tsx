@@ -2,7 +2,7 @@
 // one for Admins, and a way into its rows for each project.
 import { Link } from '@tanstack/react-router';
 import { CreateForm } from '../../../components/create-form';
-import { ErrorMessage, Loading } from '../../../components/ui';
+import { ErrorMessage, Loading, TableFrame } from '../../../components/ui';
 import { useProjects } from '../../projects/api/projects';
 import { useWidgets } from '../../widgets/api/widgets';
 import { useColumns, useCreateColumn, useTable } from '../api/tables';
@@ -42,27 +42,29 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
         {columns.data.results.length === 0 ? (
           <p>No columns yet.</p>
         ) : (
-          <table className="data">
-            <caption>Columns of {table.data.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">Name</th>
-                <th scope="col">Widget</th>
-                <th scope="col">Price of a write</th>
-              </tr>
-            </thead>
-            <tbody>
-              {columns.data.results.map((column) => (
-                <tr key={column.sid}>
-                  <td>{column.order}</td>
-                  <th scope="row">{column.name}</th>
-                  <td>{column.widget.name}</td>
-                  <td>{priceOf.get(column.widget.sid) ?? '…'}</td>
+          <TableFrame label="Columns">
+              <table className="data">
+              <caption>Columns of {table.data.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Order</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Widget</th>
+                  <th scope="col">Price of a write</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {columns.data.results.map((column) => (
+                  <tr key={column.sid}>
+                    <td>{column.order}</td>
+                    <th scope="row">{column.name}</th>
+                    <td>{column.widget.name}</td>
+                    <td>{priceOf.get(column.widget.sid) ?? '…'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
         )}
         <CreateForm
           what="column"

@@ -1,6 +1,6 @@
 // The organization's widgets with their prices; Admins add their own.
 import { CreateForm } from '../../../components/create-form';
-import { Checkbox, ErrorMessage, Loading } from '../../../components/ui';
+import { Checkbox, ErrorMessage, Loading, TableFrame } from '../../../components/ui';
 import { useCreateWidget, useWidgets } from '../api/widgets';
 
 export function WidgetsPage({ orgSid }: { orgSid: string }) {
@@ -15,29 +15,31 @@ export function WidgetsPage({ orgSid }: { orgSid: string }) {
         <ErrorMessage error={widgets.error} />
       ) : (
         <>
-          <table className="data">
-            <caption>Widgets and the price of a cell write through each</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Price</th>
-                <th scope="col">Writable on locked rows</th>
-                <th scope="col">Built in</th>
-              </tr>
-            </thead>
-            <tbody>
-              {widgets.data.results.map((widget) => (
-                <tr key={widget.sid}>
-                  <th scope="row">{widget.name}</th>
-                  <td>{widget.kind}</td>
-                  <td>{widget.price}</td>
-                  <td>{widget.addable_at_readonly ? 'yes' : 'no'}</td>
-                  <td>{widget.is_builtin ? 'yes' : 'no'}</td>
+          <TableFrame label="Widgets">
+              <table className="data">
+              <caption>Widgets and the price of a cell write through each</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Price</th>
+                  <th scope="col">Writable on locked rows</th>
+                  <th scope="col">Built in</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {widgets.data.results.map((widget) => (
+                  <tr key={widget.sid}>
+                    <th scope="row">{widget.name}</th>
+                    <td>{widget.kind}</td>
+                    <td>{widget.price}</td>
+                    <td>{widget.addable_at_readonly ? 'yes' : 'no'}</td>
+                    <td>{widget.is_builtin ? 'yes' : 'no'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
           <h2>Add a widget</h2>
           <CreateForm
             what="widget"
