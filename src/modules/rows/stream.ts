@@ -124,7 +124,7 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
         + 'changes: ["created" | "renamed" | "description" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;\n'
         + '- `event: cell`, `data: {kind: "cell", organization, table, project, row, version, by, date_updated, cell, column, created, '
         + 'data, data_omitted}`: `data` is the cell\'s new data, or null with `data_omitted: true` when it is longer than 6000 bytes '
-        + '(read it with GET /tables/cell/detail/{cell}/).\n\n'
+        + '(read it with the row: GET /tables/row/detail/{row}/).\n\n'
         + '`version` is the row\'s version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that '
         + 'project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). '
         + 'Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives '

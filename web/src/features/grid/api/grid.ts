@@ -13,6 +13,8 @@ export interface GridCell {
   /** Empty until the cell exists on the server. */
   sid: string;
   data: string;
+  /** Who last changed it, when a live change said so (the name of a member). */
+  by?: string;
 }
 
 /** A row as the grid shows it: the row's fields and its cells keyed by column sid. */
