@@ -164,6 +164,29 @@ describe('two people on the same grid', () => {
     assert.equal(latest.data.cells[ws.columns[1].sid], 'grace draft');
   });
 
+  test("leaving the grid closes its stream; the history opened instead has its own", async () => {
+    const streams = new Map<string, 'open' | 'closed'>();
+    const watch = (request: { url(): string }) => request.url().includes('/tables/row/stream/');
+    gracePage.on('request', (request) => watch(request) && streams.set(request.url(), 'open'));
+    gracePage.on('requestfailed', (request) => watch(request) && streams.set(request.url(), 'closed'));
+    gracePage.on('requestfinished', (request) => watch(request) && streams.set(request.url(), 'closed'));
+    // The grid's stream is already open: reload it so its request is seen.
+    await gracePage.reload();
+    await gracePage.getByRole('status').filter({ hasText: 'Live: changes by others show here as they happen.' }).waitFor();
+    const gridStream = [...streams.keys()].find((url) => !url.includes('row__sid'));
+    assert.ok(gridStream, 'the grid opened its stream');
+    await cell(gracePage, rowName, 'Sample').click();
+    await gracePage.getByRole('link', { name: `History of ${rowName}` }).click();
+    await gracePage.getByRole('status').filter({ hasText: 'Live: changes by others show here as they happen.' }).waitFor();
+    for (let i = 0; i < 50 && streams.get(gridStream) !== 'closed'; i += 1) await gracePage.waitForTimeout(100);
+    assert.equal(streams.get(gridStream), 'closed', 'the grid\'s stream was closed');
+    const historyStream = [...streams.entries()].find(([url]) => url.includes(`row__sid=${rowSid}`));
+    assert.deepEqual(historyStream?.[1], 'open', 'the history\'s stream is open');
+    await gracePage.goBack();
+    await cell(gracePage, rowName, 'Note').waitFor();
+    await gracePage.getByRole('status').filter({ hasText: 'Live: changes by others show here as they happen.' }).waitFor();
+  });
+
   test('or she takes the new value: Escape leaves Ada\'s, and nothing of hers is written', async () => {
     await cell(gracePage, rowName, 'Note').click();
     await gracePage.keyboard.press('Enter');
