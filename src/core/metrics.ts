@@ -11,7 +11,8 @@ import type { Database } from '../db/client.js';
 import { query } from '../db/client.js';
 import { errors } from './errors.js';
 
-const STREAM_ROUTE = '/notifications/notification/stream/';
+/** The live streams (server-sent events): notifications, and the changes of a table's rows. */
+const STREAM_ROUTES = new Set(['/notifications/notification/stream/', '/tables/row/stream/']);
 const ASK = 'records:metrics:ask';
 const ANSWER = 'records:metrics:answer';
 
@@ -41,7 +42,7 @@ function createInstruments(database: Database) {
   });
   const streams = new client.Gauge({
     name: 'records_live_streams_open',
-    help: 'Notification streams (server-sent events) open now.',
+    help: 'Live streams (server-sent events: notifications, row changes) open now.',
     registers: [registry],
   });
   const cellWrites = new client.Counter({
@@ -176,7 +177,7 @@ export function installMetrics(app: FastifyInstance, database: Database, token: 
   }
 
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url === STREAM_ROUTE && request.method === 'GET') {
+    if (STREAM_ROUTES.has(request.routeOptions.url ?? '') && request.method === 'GET') {
       m.streams.inc();
       request.raw.once('close', () => m.streams.dec());
     }

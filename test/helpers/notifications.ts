@@ -129,14 +129,19 @@ export interface Stream {
 }
 
 /** Opens the live stream as `api` (with extra headers, e.g. Last-Event-ID). A non-200 answer is returned with no events. */
-export async function openStream(api: Api, query?: Query, headers: Record<string, string> = {}): Promise<Stream> {
+export function openStream(api: Api, query?: Query, headers: Record<string, string> = {}): Promise<Stream> {
+  return openEventStream(api, notificationPaths.stream(query), headers);
+}
+
+/** Opens any event stream of the API at `target` (a path with its query) as `api`. A non-200 answer is returned with no events. */
+export async function openEventStream(api: Api, target: string, headers: Record<string, string> = {}): Promise<Stream> {
   const controller = new AbortController();
   const sent: Record<string, string> = { accept: 'text/event-stream', ...headers };
   if (api.token) {
     if (api.scheme === 'token') sent.token = api.token;
     else sent.authorization = `${api.scheme} ${api.token}`;
   }
-  const res = await fetch(api.baseUrl + notificationPaths.stream(query), { headers: sent, signal: controller.signal });
+  const res = await fetch(api.baseUrl + target, { headers: sent, signal: controller.signal });
   const stream: Stream = {
     status: res.status,
     headers: res.headers,

@@ -13,6 +13,7 @@ import { notifyMentions } from '../notifications/mentions.js';
 import { notifyRecordChange } from '../notifications/record-change.js';
 import type { RowRef } from '../rows/access.js';
 import { checkRowSize } from '../rows/size.js';
+import { emitCellChange } from '../rows/live.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 export const cellMessages = {
@@ -106,7 +107,8 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> 
     sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
     createdBy: w.userSid, updatedBy: w.userSid,
   });
-  await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
+  const version = await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
+  await emitCellChange(tx, { cellSid: sid, userSid: w.userSid, version, created: true });
   await mentions(tx, w, row, '');
   // Last: the debit locks the organization's credits row until commit, and every write
   // of the organization waits for it; holding it for the fewest statements matters.
@@ -134,6 +136,7 @@ export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: s
     sql`SELECT new_version, previous_data, updated_at FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity})`);
   const change = { version: set.new_version, before: set.previous_data, dateUpdated: set.updated_at };
   if (change.version === null) return change;
+  await emitCellChange(tx, { cellSid, userSid: w.userSid, version: change.version, created: false });
   if (rowCreatedBy !== w.userSid) {
     await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version: change.version, activityMessage: activity });
   }

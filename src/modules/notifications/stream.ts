@@ -16,6 +16,7 @@ import { findNotification, inboxesSince } from './repository.js';
 import { StreamQuery } from './schemas.js';
 import { activeMember } from '../../core/rules.js';
 import { Periodic } from '../../jobs/periodic.js';
+import { validStreamCredentials } from '../../core/event-stream.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** A client that reads slower than this much pending output is dropped (it reconnects and catches up). */
@@ -73,17 +74,8 @@ function frame(event: LiveEvent): string {
 async function checkStreams(ctx: AppContext, streams: Set<OpenStream>): Promise<void> {
   if (!streams.size) return;
   const all = [...streams];
-  // Sids are letters and digits: one comma-separated parameter keeps one statement text (prepared once).
-  const credentialSids = [...new Set(all.map((s) => s.credentialSid))];
   const userSids = [...new Set(all.map((s) => s.userSid))];
-  const credentials = await query<{ sid: string; stale: boolean }>(ctx.db, sql`
-    SELECT c.sid, c.kind = 'session' AND c.last_used_at < now() - interval '60 seconds' AS stale
-      FROM credentials c JOIN users u ON u.sid = c.user_sid
-     WHERE c.sid = ANY(string_to_array(${credentialSids.join(',')}, ',')) AND u.is_active
-       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${ctx.config.tokenIdleMinutes}))`);
-  const valid = new Set(credentials.map((c) => c.sid));
-  const stale = credentials.filter((c) => c.stale).map((c) => c.sid);
-  if (stale.length) await ctx.db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE sid = ANY(string_to_array(${stale.join(',')}, ','))`);
+  const valid = await validStreamCredentials(ctx, [...new Set(all.map((s) => s.credentialSid))]);
   const active = new Map<string, Set<string>>();
   for (const row of await query<{ user_sid: string; organization_sid: string }>(ctx.db, sql`
     SELECT user_sid, organization_sid FROM personnel

@@ -21,6 +21,7 @@ import { verifyChain } from '../versions/verify.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { rows } from '../../db/schema.js';
 import { rowDataPageSize } from '../../core/pagination.js';
+import { registerRowStream } from './stream.js';
 
 function serializeRow(row: RowRecord, serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
   if (serializer === 'name') return { sid: row.sid, name: row.name };
@@ -67,6 +68,7 @@ async function gridPage(ctx: AppContext, request: FastifyRequest) {
 }
 
 export function registerRows(app: FastifyInstance, ctx: AppContext): void {
+  registerRowStream(app, ctx);
   defineList(app, ctx, {
     path: '/tables/row',
     tag: 'rows',

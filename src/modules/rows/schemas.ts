@@ -64,3 +64,10 @@ export const GridRow = Type.Object({
     description: "the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent",
   }),
 });
+
+/** GET /tables/row/stream/: which changes a stream carries. */
+export const RowStreamQuery = Type.Object({
+  table__sid: Type.String({ maxLength: 64, description: 'the table whose changes the stream carries' }),
+  project__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only changes of rows of this project' })),
+  row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only changes of this row' })),
+});

@@ -12,6 +12,7 @@ import { appendVersion } from '../versions/append.js';
 import { loadRowAccess, type RowAccess } from './access.js';
 import { findRow } from './repository.js';
 import { checkRowSize } from './size.js';
+import { emitRowChange, type RowChange } from './live.js';
 
 /** A row the caller may read (404 when it does not exist or is not theirs to see; 403 for Alumni). */
 export async function readableRow(ctx: AppContext, actor: Actor, sid: string): Promise<RowAccess & { membership: Membership }> {
@@ -50,7 +51,8 @@ export async function createRow(
       sid, organizationSid: orgSid, tableSid: table.sid, projectSid: project.sid,
       name: body.name, description: body.description ?? '', createdBy: actor.userSid,
     });
-    await appendVersion(tx, sid, actor.userSid, 'Created the row');
+    const version = await appendVersion(tx, sid, actor.userSid, 'Created the row');
+    await emitRowChange(tx, { rowSid: sid, userSid: actor.userSid, version, changes: ['created'] });
   });
   return (await findRow(ctx.db, sid, membership.personnelSid))!;
 }
@@ -65,6 +67,10 @@ export interface RowChanges {
 const STATE_MESSAGES = {
   is_locked: ['Unlocked the row', 'Locked the row'],
   is_archived: ['Unarchived the row', 'Archived the row'],
+} as const;
+const STATE_CHANGES = {
+  is_locked: ['unlocked', 'locked'],
+  is_archived: ['unarchived', 'archived'],
 } as const;
 
 /**
@@ -108,14 +114,20 @@ export async function applyRowChanges(tx: Db, userSid: string, sid: string, chan
     throw errors.badRequest('The row is locked; unlock it before changing its name or description.');
   }
   const messages: string[] = [];
+  const done: RowChange[] = [];
   const set: Partial<typeof rows.$inferInsert> = {};
-  if (changes.name !== undefined && changes.name !== full.name) { set.name = changes.name; messages.push('Renamed the row'); }
-  if (changes.description !== undefined && changes.description !== full.description) { set.description = changes.description; messages.push('Changed the description'); }
+  if (changes.name !== undefined && changes.name !== full.name) { set.name = changes.name; messages.push('Renamed the row'); done.push('renamed'); }
+  if (changes.description !== undefined && changes.description !== full.description) {
+    set.description = changes.description;
+    messages.push('Changed the description');
+    done.push('description');
+  }
   for (const flag of ['is_locked', 'is_archived'] as const) {
     const value = changes[flag];
     if (value !== undefined && value !== current[flag]) {
       set[flag === 'is_locked' ? 'isLocked' : 'isArchived'] = value;
       messages.push(STATE_MESSAGES[flag][Number(value)]);
+      done.push(STATE_CHANGES[flag][Number(value)]);
     }
   }
   if (!messages.length) return messages;
@@ -123,6 +135,7 @@ export async function applyRowChanges(tx: Db, userSid: string, sid: string, chan
     await checkRowSize(tx, sid, { name: set.name, description: set.description }, rowMaxBytes, set.description !== undefined ? 'description' : 'name');
   }
   await tx.update(rows).set({ ...set, dateUpdated: sql`now()` }).where(eq(rows.sid, sid));
-  await appendVersion(tx, sid, userSid, `${messages.join('; ')}${via ? ` (${via})` : ''}`);
+  const version = await appendVersion(tx, sid, userSid, `${messages.join('; ')}${via ? ` (${via})` : ''}`);
+  await emitRowChange(tx, { rowSid: sid, userSid, version, changes: done });
   return messages;
 }

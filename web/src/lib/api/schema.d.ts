@@ -1103,6 +1103,31 @@ export interface paths {
         patch: operations["updateColumn"];
         trace?: never;
     };
+    "/tables/row/stream/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stream of a table's row and cell changes (Server-Sent Events)
+         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of projects where they have a role), whichever server process wrote it, arrives within a second as:
+         *
+         *     - `event: row`, `data: {kind: "row", organization, table, project, row, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
+         *     - `event: cell`, `data: {kind: "cell", organization, table, project, row, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
+         *
+         *     `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes. A comment line every 15 seconds keeps the connection open.
+         */
+        get: operations["streamRowChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/row/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -7379,6 +7404,40 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    streamRowChanges: {
+        parameters: {
+            query: {
+                /** @description the table whose changes the stream carries */
+                table__sid: string;
+                /** @description only changes of rows of this project */
+                project__sid?: string;
+                /** @description only changes of this row */
+                row__sid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a text/event-stream of `row`, `cell`, `resync` and `end` events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable2"];
             503: components["responses"]["ServiceUnavailable2"];
         };
     };

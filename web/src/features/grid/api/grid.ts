@@ -13,6 +13,8 @@ export interface GridCell {
   /** Empty until the cell exists on the server. */
   sid: string;
   data: string;
+  /** Who last changed it, when a live change said so (the name of a member). */
+  by?: string;
 }
 
 /** A row as the grid shows it: the row's fields and its cells keyed by column sid. */
@@ -112,7 +114,7 @@ export function useSaveCell(key: GridKey) {
       await queryClient.cancelQueries({ queryKey: [...gridKey(key), page] });
       const before = row.cells[columnSid];
       patchRow(queryClient, key, page, row.sid, (r) => ({ ...r, cells: { ...r.cells, [columnSid]: { sid: before?.sid ?? '', data } } }));
-      return { before };
+      return { before, version: row.version };
     },
     onError: (_error, { page, row, columnSid }, context) => {
       patchRow(queryClient, key, page, row.sid, (r) => {
@@ -122,10 +124,11 @@ export function useSaveCell(key: GridKey) {
         return { ...r, cells };
       });
     },
-    onSuccess: (cell, { page, row, columnSid }) => {
+    onSuccess: (cell, { page, row, columnSid }, context) => {
       patchRow(queryClient, key, page, row.sid, (r) => ({
         ...r,
-        version: r.version + 1,
+        // The write made the next version; the live stream may have said so already.
+        version: Math.max(r.version, (context?.version ?? r.version) + 1),
         cells: { ...r.cells, [columnSid]: { sid: cell.sid, data: cell.data } },
       }));
     },

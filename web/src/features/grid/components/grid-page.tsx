@@ -11,6 +11,7 @@ import { useMyProjectRole, useProjects } from '../../projects/api/projects';
 import { useTable } from '../../tables/api/tables';
 import { useWidgets } from '../../widgets/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
+import { liveStatusText, useLiveGrid } from '../api/live';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
 
@@ -123,6 +124,7 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
   const saveCell = useSaveCell(gridKey);
   const createRow = useCreateRow(gridKey);
   const updateRow = useUpdateRow(gridKey);
+  const live = useLiveGrid(gridKey);
 
   const onVisibleRange = useCallback((first: number, last: number) => setRange({ first, last }), []);
   const editBlock = (row: GridRow, column: GridColumn) => {
@@ -204,6 +206,9 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         )}
       </div>
       <ErrorMessage error={updateRow.error} />
+      <p className="live-status" role="status">
+        {liveStatusText(live)}
+      </p>
       <p className="grid-hint" id="grid-hint">
         {count} rows. Arrows move, Enter edits and saves, Escape cancels, Tab saves and moves right.
         {focusedColumn && (focusedColumn.priced ? ` A write to ${focusedColumn.name} costs ${focusedColumn.price}.` : ` Writes to ${focusedColumn.name} are free.`)}

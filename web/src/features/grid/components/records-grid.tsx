@@ -1,7 +1,9 @@
 // The records grid: rows × columns in a virtualized ARIA grid (only the rows in view are
 // in the DOM), a focused cell and an editing cell, and every key handled in one place
 // (handleKey). It knows nothing of the API: rows come from rowAt(), writes go out through
-// onSave(), refusals come back through errorAt().
+// onSave(), refusals come back through errorAt(). A cell changed by someone else while the
+// person edits it keeps their draft and says so: Enter keeps theirs and saves, Escape takes
+// the new value.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { GridRow } from '../api/grid';
@@ -38,13 +40,20 @@ interface RecordsGridProps {
 
 const ROW_HEIGHT = 36;
 
+/** The cell being edited: where, the person's draft, and the value it had when editing began. */
+interface Editing {
+  position: CellPosition;
+  draft: string;
+  base: string;
+}
+
 export function RecordsGrid(props: RecordsGridProps) {
   const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, focused, onFocusedChange } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [editing, setEditingState] = useState<{ position: CellPosition; draft: string } | null>(null);
+  const [editing, setEditingState] = useState<Editing | null>(null);
   // The editing cell as of now (a blur after Enter or Escape must not save again).
   const editingRef = useRef(editing);
-  const setEditing = (next: { position: CellPosition; draft: string } | null, keepFocus = true) => {
+  const setEditing = (next: Editing | null, keepFocus = true) => {
     // Leaving the editor with a key keeps the focus in the grid; leaving it by a click elsewhere does not.
     if (editingRef.current && !next) focusInside.current = keepFocus;
     editingRef.current = next;
@@ -102,7 +111,8 @@ export function RecordsGrid(props: RecordsGridProps) {
     }
     setNotice('');
     onDismissError(row.sid, column.sid);
-    setEditing({ position, draft: draft ?? row.cells[column.sid]?.data ?? '' });
+    const base = row.cells[column.sid]?.data ?? '';
+    setEditing({ position, draft: draft ?? base, base });
   };
 
   const commit = (byBlur = false) => {
@@ -237,6 +247,10 @@ export function RecordsGrid(props: RecordsGridProps) {
                   const value = row?.cells[column.sid]?.data ?? '';
                   const errorId = `cell-error-${item.index}-${col}`;
                   const priceId = `cell-price-${item.index}-${col}`;
+                  const conflictId = `cell-conflict-${item.index}-${col}`;
+                  // Changed by someone else since editing began (and not to what the person typed).
+                  const theirs = isEditing && row ? row.cells[column.sid] : undefined;
+                  const conflict = isEditing && (theirs?.data ?? '') !== editing.base && (theirs?.data ?? '') !== editing.draft ? theirs : undefined;
                   return (
                     <div
                       key={column.sid}
@@ -258,13 +272,29 @@ export function RecordsGrid(props: RecordsGridProps) {
                           <input
                             className="cell-input"
                             aria-label={`${column.name} of ${row?.name ?? ''}`}
-                            aria-describedby={column.priced ? priceId : undefined}
+                            aria-describedby={[conflict ? conflictId : '', column.priced ? priceId : ''].join(' ').trim() || undefined}
                             value={editing.draft}
                             autoFocus
-                            onChange={(event) => setEditing({ position: editing.position, draft: event.target.value })}
+                            onChange={(event) => setEditing({ ...editing, draft: event.target.value })}
                             onBlur={() => commit(true)}
                           />
-                          {column.priced && (
+                          {conflict ? (
+                            <span id={conflictId} className="cell-popover cell-conflict" role="alert">
+                              <span>
+                                <strong>{conflict.by ?? 'Someone'}</strong> changed this cell meanwhile to “{conflict.data}”.
+                                {' '}Yours is “{editing.draft}”.
+                              </span>
+                              <span className="cell-conflict-actions">
+                                {/* The input keeps the focus: these are the Enter and Escape keys for a pointer. */}
+                                <button type="button" className="button button-primary" tabIndex={-1} onMouseDown={(event) => event.preventDefault()} onClick={() => commit()}>
+                                  Keep mine and save (Enter)
+                                </button>
+                                <button type="button" className="button" tabIndex={-1} onMouseDown={(event) => event.preventDefault()} onClick={() => setEditing(null)}>
+                                  Take theirs (Escape)
+                                </button>
+                              </span>
+                            </span>
+                          ) : column.priced && (
                             <span id={priceId} className="cell-popover cell-price" role="note">
                               Saving costs {column.price}
                             </span>

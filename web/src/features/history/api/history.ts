@@ -1,8 +1,10 @@
 // A row's history: the row, its versions (oldest first, with their data), one version,
 // editing a commit message, and verifying the hash chain.
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, unwrap } from '../../../lib/api/client';
 import type { components } from '../../../lib/api/schema';
+import { useRecordStream, type LiveStatus, type RecordChange } from '../../grid/api/live';
 
 export type Version = components['schemas']['VersionDetail'];
 
@@ -16,7 +18,7 @@ export const VERSIONS_PAGE_SIZE = 20;
 export function useRow(rowSid: string) {
   return useQuery({
     queryKey: ['row', rowSid],
-    queryFn: () => unwrap(api.GET('/tables/row/detail/{sid}/', { params: { path: { sid: rowSid } } })),
+    queryFn: () => fetchRow(rowSid),
   });
 }
 
@@ -63,4 +65,32 @@ export function useVerifyChain(rowSid: string) {
   return useMutation({
     mutationFn: () => unwrap(api.GET('/tables/row/detail/{sid}/verify/', { params: { path: { sid: rowSid } } })),
   });
+}
+
+type RowDetail = Awaited<ReturnType<typeof fetchRow>>;
+const fetchRow = (rowSid: string) => unwrap(api.GET('/tables/row/detail/{sid}/', { params: { path: { sid: rowSid } } }));
+
+/**
+ * Keeps an open history live: each change of the row puts its new state into the cached
+ * row in place and reads the shown page of versions again (its new version appears).
+ * Returns the stream's status and the last change heard.
+ */
+export function useLiveHistory(rowSid: string, tableSid: string): { status: LiveStatus; last: RecordChange | null } {
+  const queryClient = useQueryClient();
+  const [last, setLast] = useState<RecordChange | null>(null);
+  const status = useRecordStream(
+    { tableSid, rowSid },
+    (change) => {
+      queryClient.setQueryData<RowDetail>(['row', rowSid], (old) => {
+        if (!old) return old;
+        const version = Math.max(old.version, change.version);
+        if (change.kind === 'row') return { ...old, name: change.name, is_locked: change.is_locked, is_archived: change.is_archived, version };
+        return { ...old, version, cells: old.cells.map((cell) => (cell.sid === change.cell && change.data !== null ? { ...cell, data: change.data } : cell)) };
+      });
+      void queryClient.invalidateQueries({ queryKey: ['versions', rowSid] });
+      setLast(change);
+    },
+    () => void queryClient.invalidateQueries({ queryKey: ['row', rowSid] }).then(() => queryClient.invalidateQueries({ queryKey: ['versions', rowSid] })),
+  );
+  return { status, last };
 }

@@ -5,7 +5,8 @@ import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { Button, ErrorMessage, Loading, Notice, Pager, TableFrame } from '../../../components/ui';
 import { useTable } from '../../tables/api/tables';
-import { useEditCommit, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
+import { useEditCommit, useLiveHistory, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
+import { liveStatusText, type RecordChange } from '../../grid/api/live';
 import { diffData } from './diff';
 
 interface Picked {
@@ -22,6 +23,7 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
   const [editing, setEditing] = useState<string | null>(null);
   const editCommit = useEditCommit(rowSid);
   const table = useTable(row.data?.table.sid ?? '');
+  const live = useLiveHistory(rowSid, row.data?.table.sid ?? '');
 
   if (row.isPending || versions.isPending) return <Loading />;
   if (row.error || versions.error) return <ErrorMessage error={row.error ?? versions.error} />;
@@ -49,6 +51,9 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
         >
           Back to the rows of {row.data.table.name}
         </Link>
+      </p>
+      <p className="live-status" role="status">
+        {live.last ? describeChange(live.last, columnNames) : liveStatusText(live.status)}
       </p>
       <section aria-labelledby="verify-heading" className="panel">
         <h2 id="verify-heading">Hash chain</h2>
@@ -147,6 +152,20 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
       <Comparison picked={picked} columnNames={columnNames} />
     </main>
   );
+}
+
+const CHANGE_WORDS: Record<string, string> = {
+  created: 'created the row', renamed: 'renamed the row', description: 'changed the description', locked: 'locked the row',
+  unlocked: 'unlocked the row', archived: 'archived the row', unarchived: 'un-archived the row',
+};
+
+/** A live change as a sentence: "Version 5: Ada Tester changed Note." */
+function describeChange(change: RecordChange, columnNames: Map<string, string>): string {
+  const who = change.by?.name ?? 'Someone';
+  const what = change.kind === 'cell'
+    ? `${change.created ? 'filled in' : 'changed'} ${columnNames.get(change.column) ?? 'a cell'}`
+    : change.changes.map((c) => CHANGE_WORDS[c]).join(', ');
+  return `Version ${change.version}, just now: ${who} ${what}.`;
 }
 
 function Comparison({ picked, columnNames }: { picked: Picked[]; columnNames: Map<string, string> }) {

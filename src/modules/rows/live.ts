@@ -1,0 +1,186 @@
+// Live record changes (GET /tables/row/stream/): every change of a row or a cell is
+// emitted with pg_notify inside the write's transaction, so it is heard only once it has
+// committed, by every server process on the same PostgreSQL database (and, on PGlite, by
+// this process). One LISTEN per process fans each change out to the streams of its table.
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Db } from '../../db/client.js';
+import { personnel } from '../../db/schema.js';
+import { isoTimestamp, personName } from '../../core/sql.js';
+
+/** The PostgreSQL channel of record changes. */
+export const RECORD_CHANNEL = 'records_rows';
+/** Cell data longer than this (bytes) is left out of an event (`data_omitted`): a pg_notify payload holds under 8000 bytes. */
+export const EVENT_DATA_LIMIT = 6_000;
+const MAX_RETRY_MS = 10_000;
+
+/** What a row change did (one change may do several). */
+export type RowChange = 'created' | 'renamed' | 'description' | 'locked' | 'unlocked' | 'archived' | 'unarchived';
+
+interface EventBase {
+  organization: string;
+  table: string;
+  project: string;
+  /** the row's sid */
+  row: string;
+  /** the row's version number this change made */
+  version: number;
+  /** who made the change (personnel of the organization), null when they are not personnel */
+  by: { sid: string; name: string } | null;
+  date_updated: string;
+}
+
+/** A row created or changed: its state after the change. */
+export interface RowEvent extends EventBase {
+  kind: 'row';
+  changes: RowChange[];
+  name: string;
+  is_locked: boolean;
+  is_archived: boolean;
+}
+
+/** A cell created or changed: its new data (left out, with data_omitted, when long). */
+export interface CellEvent extends EventBase {
+  kind: 'cell';
+  cell: string;
+  column: string;
+  data: string | null;
+  data_omitted: boolean;
+  created: boolean;
+}
+
+export type RecordEvent = RowEvent | CellEvent;
+
+const by = sql`CASE WHEN ${personnel.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${personnel.sid}, 'name', ${personName(personnel)}) END`;
+const author = (userSid: string) => sql`LEFT JOIN ${personnel} ON ${personnel.organizationSid} = r.organization_sid AND ${personnel.userSid} = ${userSid}`;
+
+/** Emits the change of row `rowSid` (its state now, version `version`, by `userSid`) in the caller's transaction. */
+export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: string; version: number; changes: RowChange[] }): Promise<void> {
+  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
+      'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
+      'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
+      'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
+    FROM record_rows r ${author(change.userSid)}
+   WHERE r.sid = ${change.rowSid}`);
+}
+
+/** Emits the creation or change of cell `cellSid` (its data now, the row's version `version`) in the caller's transaction. */
+export async function emitCellChange(tx: Db, change: { cellSid: string; userSid: string; version: number; created: boolean }): Promise<void> {
+  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
+      'kind', 'cell', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
+      'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`c.date_updated`)},
+      'cell', c.sid, 'column', c.column_sid, 'created', ${change.created}::boolean,
+      'data', CASE WHEN octet_length(c.data) <= ${EVENT_DATA_LIMIT} THEN c.data END,
+      'data_omitted', octet_length(c.data) > ${EVENT_DATA_LIMIT})::text)
+    FROM cells c JOIN record_rows r ON r.sid = c.row_sid ${author(change.userSid)}
+   WHERE c.sid = ${change.cellSid}`);
+}
+
+/** One open stream as the listener sees it. */
+export interface RecordSubscriber {
+  table: string;
+  /** Offered every change of the table; the stream decides what the viewer may read. */
+  offer(event: RecordEvent): void;
+  /** Changes may have been missed (the LISTEN connection was lost meanwhile): the client should re-read. */
+  resync(): void;
+}
+
+/** The LISTEN of this process, fanning changes out to the open streams of each table. */
+export class RecordListener {
+  private readonly byTable = new Map<string, Set<RecordSubscriber>>();
+  private client: pg.Client | null = null;
+  private unlistenPglite: (() => Promise<void>) | null = null;
+  private retryMs = 250;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private lost = false;
+
+  constructor(private readonly options: { database: Database; databaseUrl: string | null; log: FastifyBaseLogger }) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    const { database } = this.options;
+    if (database.pglite) {
+      this.unlistenPglite = await database.pglite.listen(RECORD_CHANNEL, (payload) => this.hear(payload));
+      return;
+    }
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+    await this.unlistenPglite?.().catch(() => {});
+    this.unlistenPglite = null;
+  }
+
+  /** Registers an open stream; returns the function that removes it. */
+  subscribe(subscriber: RecordSubscriber): () => void {
+    let set = this.byTable.get(subscriber.table);
+    if (!set) this.byTable.set(subscriber.table, (set = new Set()));
+    set.add(subscriber);
+    return () => {
+      set!.delete(subscriber);
+      if (!set!.size && this.byTable.get(subscriber.table) === set) this.byTable.delete(subscriber.table);
+    };
+  }
+
+  private hear(payload: string) {
+    let event: RecordEvent;
+    try {
+      event = JSON.parse(payload) as RecordEvent;
+    } catch {
+      this.options.log.warn({ payload: payload.slice(0, 200) }, 'record changes: unreadable event');
+      return;
+    }
+    for (const subscriber of this.byTable.get(event.table) ?? []) subscriber.offer(event);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped || !this.options.databaseUrl) return;
+    const client = new pg.Client({ connectionString: this.options.databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 });
+    const lost = (err?: Error) => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.lost = true;
+      client.end().catch(() => {});
+      if (this.stopped) return;
+      this.options.log.warn({ error: err?.message, retryMs: this.retryMs }, 'record changes: LISTEN connection lost; reconnecting');
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (message) => {
+      if (message.channel === RECORD_CHANNEL && message.payload) this.hear(message.payload);
+    });
+    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${RECORD_CHANNEL}`);
+    } catch (err) {
+      lost(err as Error);
+      return;
+    }
+    this.retryMs = 250;
+    if (this.lost) {
+      this.lost = false;
+      for (const set of this.byTable.values()) for (const subscriber of set) subscriber.resync();
+    }
+  }
+
+  private scheduleReconnect() {
+    if (this.retryTimer || this.stopped) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.connect();
+    }, wait);
+    this.retryTimer.unref();
+  }
+}

@@ -1,0 +1,213 @@
+// The live stream of record changes (GET /tables/row/stream/, docs/decisions.md "The live
+// grid"): Server-Sent Events authorized like the rows themselves; a change of a cell or a
+// row made by one client reaches another's stream within a second, also through another
+// server process (PostgreSQL); a viewer without access to the project gets 403/404 and
+// hears nothing of it; a revoked credential or a removed role ends the stream.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DB_KIND } from '../helpers/env.ts';
+import { expectNotAuthenticated, expectStatus } from '../helpers/assertions.ts';
+import { addMember, PATHS, type TestMember } from '../helpers/factories.ts';
+import { anonymous, withQuery, type Api } from '../helpers/http.ts';
+import { openEventStream, type Stream, type StreamEvent } from '../helpers/notifications.ts';
+import { createCell, createRow, newWorkspace, patchCell, recordPaths, type Workspace } from '../helpers/records.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
+
+/** Within a second (issue 14), measured once per test on an idle stream. */
+const LIVE_MS = 1_000;
+/** The role check runs every 2 s: a stream must end well within this. */
+const END_MS = 6_000;
+
+const STREAM = '/tables/row/stream/';
+let ws: Workspace;
+const streams: Stream[] = [];
+
+async function open(api: Api, query: Record<string, string>, headers: Record<string, string> = {}): Promise<Stream> {
+  const s = await openEventStream(api, withQuery(STREAM, query), headers);
+  streams.push(s);
+  return s;
+}
+
+const ofRow = (rowSid: string, kind: string) => (e: StreamEvent) => e.event === kind && e.data.row === rowSid;
+
+before(async () => {
+  ws = await newWorkspace({ label: 'rstream' });
+});
+
+after(() => {
+  for (const s of streams) s.close();
+});
+
+describe('the stream is authorized like the rows', () => {
+  test('no credential 401; POST 405; table__sid is required (400), an unknown table 406', async () => {
+    expectNotAuthenticated(await anonymous.get(withQuery(STREAM, { table__sid: ws.table.sid })), 'no token');
+    expectStatus(await ws.admin.api.post(withQuery(STREAM, { table__sid: ws.table.sid }), {}), 405, 'POST');
+    expectStatus(await ws.admin.api.get(STREAM), 400, 'no table__sid');
+    expectStatus(await ws.admin.api.get(withQuery(STREAM, { table__sid: 'AAAAAAAAAAAAAAAA' })), 406, 'no such table');
+  });
+
+  test('another organization\'s Admin 403 on the table, 404 on its row; an Alumni 403', async () => {
+    const row = ws.rows[0];
+    expectStatus(await ws.outsider.api.get(withQuery(STREAM, { table__sid: ws.table.sid })), 403, 'outsider, table');
+    expectStatus(await ws.alumni.api.get(withQuery(STREAM, { table__sid: ws.table.sid })), 403, 'alumni, table');
+    expectStatus(await ws.member.api.get(withQuery(STREAM, { table__sid: ws.table.sid, row__sid: row.sid })), 404, 'member without a project role, row');
+  });
+
+  test('a member without a role in the project: 403 for project__sid, and a stream of the table hears nothing of the project', async () => {
+    const refused = await ws.member.api.get(withQuery(STREAM, { table__sid: ws.table.sid, project__sid: ws.project.sid }));
+    expectStatus(refused, 403, 'project__sid of a project they may not read');
+    const outsiderView = await open(ws.member.api, { table__sid: ws.table.sid });
+    const viewer = await open(ws.projectView.api, { table__sid: ws.table.sid });
+    assert.equal(outsiderView.status, 200);
+    const row = await createRow(ws, { name: 'Unseen by the member' });
+    await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'secret');
+    await viewer.waitFor(ofRow(row.sid, 'cell'), 'the Project View member hears the cell');
+    await sleep(300);
+    assert.deepEqual(outsiderView.events, [], 'the member without a project role hears nothing');
+    assert.equal(outsiderView.ended, false);
+  });
+});
+
+describe('live changes', () => {
+  test('cells and rows: created, changed, renamed, locked, unlocked, archived — each once, with its version and who', async () => {
+    const s = await open(ws.projectView.api, { table__sid: ws.table.sid, project__sid: ws.project.sid });
+    assert.equal(s.status, 200);
+    assert.match(s.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const started = Date.now();
+    const row = await createRow(ws, { name: 'Live row' }, ws.projectEdit.api);
+    const { event: created } = await s.waitFor(ofRow(row.sid, 'row'), 'row created');
+    const ms = Date.now() - started;
+    assert.ok(ms <= LIVE_MS, `the created row arrived within a second (${ms} ms)`);
+    const by = { sid: ws.projectEdit.personnel.sid, name: ws.projectEdit.personnel.name };
+    assert.deepEqual({ ...created.data, date_updated: typeof created.data.date_updated }, {
+      kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, row: row.sid, version: 1, by,
+      changes: ['created'], name: 'Live row', is_locked: false, is_archived: false, date_updated: 'string',
+    });
+    assert.equal(created.id, null, 'events carry no id');
+
+    const cell = await createCell(ws.projectEdit.api, ws.org.sid, row.sid, ws.columns.text.sid, 'first');
+    const { event: made } = await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.created, 'cell created');
+    assert.deepEqual({ ...made.data, date_updated: typeof made.data.date_updated }, {
+      kind: 'cell', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, row: row.sid, version: 2, by,
+      cell: cell.sid, column: ws.columns.text.sid, created: true, data: 'first', data_omitted: false, date_updated: 'string',
+    });
+    expectStatus(await patchCell(ws.projectAdmin.api, cell.sid, 'second'), 200);
+    const { event: changed } = await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.data === 'second', 'cell changed');
+    assert.equal(changed.data.version, 3);
+    assert.equal(changed.data.created, false);
+    assert.deepEqual(changed.data.by, { sid: ws.projectAdmin.personnel.sid, name: ws.projectAdmin.personnel.name });
+    expectStatus(await patchCell(ws.projectAdmin.api, cell.sid, 'second'), 200, 'the same data again changes nothing');
+
+    const patchRow = async (body: Record<string, unknown>) => expectStatus(await ws.projectAdmin.api.patch(recordPaths.rowDetail(row.sid), body), 200);
+    await patchRow({ name: 'Live row renamed' });
+    await patchRow({ is_locked: true });
+    await patchRow({ is_locked: false, is_archived: true });
+    await patchRow({ is_archived: false });
+    await s.waitFor((e) => ofRow(row.sid, 'row')(e) && e.data.version === 7, 'the last row change');
+    const rowEvents = s.events.filter((e) => e.data.row === row.sid).map((e) => [e.event, e.data.version, e.data.changes ?? e.data.data, e.data.name, e.data.is_locked, e.data.is_archived]);
+    assert.deepEqual(rowEvents, [
+      ['row', 1, ['created'], 'Live row', false, false],
+      ['cell', 2, 'first', undefined, undefined, undefined],
+      ['cell', 3, 'second', undefined, undefined, undefined],
+      ['row', 4, ['renamed'], 'Live row renamed', false, false],
+      ['row', 5, ['locked'], 'Live row renamed', true, false],
+      ['row', 6, ['unlocked', 'archived'], 'Live row renamed', false, true],
+      ['row', 7, ['unarchived'], 'Live row renamed', false, false],
+    ], 'every change once, in order, and nothing for a write that changed nothing');
+  });
+
+  test('a refused write sends nothing; long data is left out (data_omitted)', async () => {
+    const s = await open(ws.projectAdmin.api, { table__sid: ws.table.sid });
+    const row = await createRow(ws, { name: 'Refusals' });
+    await s.waitFor(ofRow(row.sid, 'row'), 'created');
+    expectStatus(await ws.projectView.api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: row.sid }), { column: ws.columns.text.sid, data: 'no' }), 403, 'Project View may not write');
+    const long = 'x'.repeat(7_000);
+    await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, long);
+    const { event } = await s.waitFor(ofRow(row.sid, 'cell'), 'the long cell');
+    assert.equal(event.data.data, null);
+    assert.equal(event.data.data_omitted, true);
+    assert.equal(s.events.filter((e) => e.data.row === row.sid).length, 2, 'the refused write sent nothing');
+  });
+
+  test('row__sid: only that row; the session cookie alone opens the stream', async () => {
+    const [mine, other] = [await createRow(ws, { name: 'Mine' }), await createRow(ws, { name: 'Other' })];
+    const session = await anonymous.post('/accounts/session/', { username: ws.projectView.email, password: ws.projectView.password });
+    expectStatus(session, 200, 'session sign-in');
+    const cookie = /records_session=([^;]+)/.exec(session.headers.get('set-cookie') ?? '')![1];
+    const s = await open(anonymous, { table__sid: ws.table.sid, row__sid: mine.sid }, { cookie: `records_session=${cookie}` });
+    assert.equal(s.status, 200, 'opened with the cookie');
+    await createCell(ws.projectAdmin.api, ws.org.sid, other.sid, ws.columns.text.sid, 'other');
+    await createCell(ws.projectAdmin.api, ws.org.sid, mine.sid, ws.columns.text.sid, 'mine');
+    await s.waitFor(ofRow(mine.sid, 'cell'), 'the row\'s own change');
+    assert.deepEqual(s.events.map((e) => e.data.row), [mine.sid], 'nothing of the other row');
+  });
+});
+
+describe('several server processes (PostgreSQL)', { skip: DB_KIND !== 'postgres' && 'PGlite serves one process' }, () => {
+  let second: RunningServer;
+  before(async () => {
+    second = await startServer();
+  });
+  after(async () => {
+    await second?.stop();
+  });
+
+  test('a change written through one process reaches a stream held by the other within a second, both ways', async () => {
+    const onSecond = await open(ws.projectView.api.at(second.baseUrl), { table__sid: ws.table.sid });
+    const onFirst = await open(ws.projectView.api, { table__sid: ws.table.sid });
+    const row = await createRow(ws, { name: 'Across' });
+    const cell = await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'start');
+    for (const [via, label] of [[ws.projectAdmin.api, 'first'], [ws.projectAdmin.api.at(second.baseUrl), 'second']] as const) {
+      const data = `through the ${label}`;
+      const sentAt = Date.now();
+      expectStatus(await patchCell(via, cell.sid, data), 200);
+      await onSecond.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the second process, written through the ${label}`, 5_000);
+      await onFirst.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the first process, written through the ${label}`, 5_000);
+      const ms = Date.now() - sentAt;
+      assert.ok(ms <= LIVE_MS, `both streams had it within a second (${ms} ms)`);
+    }
+  });
+});
+
+describe('revocation ends the stream', () => {
+  async function assertEnds(s: Stream, reason: string) {
+    await s.waitForEnd(END_MS);
+    assert.deepEqual(s.events[s.events.length - 1], { id: null, event: 'end', data: { detail: reason } }, 'an end event says why');
+  }
+
+  test('logout', async () => {
+    const who = await addMember(ws.admin, ws.org, {}, 'rslogout');
+    expectStatus(await ws.admin.api.post(recordPaths.memberList(ws.project.sid), { personnel: who.personnel.sid, permission: 'view' }), 201);
+    const s = await open(who.api, { table__sid: ws.table.sid, project__sid: ws.project.sid });
+    assert.equal(s.status, 200);
+    expectStatus(await who.api.get(PATHS.logout), 200, 'logout');
+    await assertEnds(s, 'Invalid token.');
+  });
+
+  test('the project role removed: a stream of that project ends; a stream of the table stays open and hears nothing more of it', async () => {
+    const who: TestMember = await addMember(ws.admin, ws.org, {}, 'rsrole');
+    const role = expectStatus(await ws.admin.api.post(recordPaths.memberList(ws.project.sid), { personnel: who.personnel.sid, permission: 'view' }), 201).json;
+    const ofProject = await open(who.api, { table__sid: ws.table.sid, project__sid: ws.project.sid });
+    const ofTable = await open(who.api, { table__sid: ws.table.sid });
+    const row = await createRow(ws, { name: 'Before the removal' });
+    await ofTable.waitFor(ofRow(row.sid, 'row'), 'heard before the removal');
+    expectStatus(await ws.admin.api.delete(recordPaths.memberDetail(role.sid)), 200, 'the project role removed');
+    await assertEnds(ofProject, 'You may no longer read the rows of this project.');
+    // The table's stream may be held by another worker process, whose check runs on its own 2 s timer.
+    await sleep(2_500);
+    const count = ofTable.events.length;
+    await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'after the removal');
+    await sleep(500);
+    assert.equal(ofTable.events.length, count, 'nothing more of the project');
+    assert.equal(ofTable.ended, false, 'the table\'s stream stays open');
+  });
+
+  test('the member archived', async () => {
+    const who = await addMember(ws.admin, ws.org, {}, 'rsarchive');
+    expectStatus(await ws.admin.api.post(recordPaths.memberList(ws.project.sid), { personnel: who.personnel.sid, permission: 'edit' }), 201);
+    const s = await open(who.api, { table__sid: ws.table.sid });
+    expectStatus(await ws.admin.api.patch(`/organizations/personnel/detail/${who.personnel.sid}/`, { is_archived: 'true' }), 200);
+    await assertEnds(s, 'You are no longer an active member of the organization.');
+  });
+});
