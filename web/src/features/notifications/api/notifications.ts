@@ -20,6 +20,8 @@ export type NewNotification = NonNullable<
 /** Everything cached about an organization's notifications: refetched together when one arrives or changes. */
 export const notificationsKey = (orgSid: string) => ['notifications', orgSid] as const;
 
+type InboxPage = paths['/notifications/notification/list/{level}/{sid}/detail/']['get']['responses'][200]['content']['application/json'];
+
 /** A page of the inbox in the detail shape (body, parent, date). */
 export const inboxQuery = (orgSid: string, page = 1) =>
   queryOptions({
@@ -131,6 +133,10 @@ export function useDeleteNotification(orgSid: string) {
     mutationFn: (sid: string) => unwrap(api.DELETE('/notifications/notification/detail/{sid}/', { params: { path: { sid } } })),
     onSuccess: (_answer, sid) => {
       queryClient.removeQueries({ queryKey: [...notificationsKey(orgSid), 'open', sid] });
+      // Gone from the cached pages at once (the inbox shows them before its refetch ends).
+      queryClient.setQueriesData<InboxPage>({ queryKey: [...notificationsKey(orgSid), 'inbox'] }, (old) =>
+        old && old.results.some((n) => n.sid === sid) ? { ...old, count: old.count - 1, results: old.results.filter((n) => n.sid !== sid) } : old,
+      );
       return queryClient.invalidateQueries({ queryKey: notificationsKey(orgSid), predicate: (q) => q.queryKey[2] !== 'open' });
     },
   });
