@@ -136,10 +136,18 @@ describe('the account screen of a member', () => {
 
   test('signing out everywhere ends every session of the account, this browser\'s too', async () => {
     const other = new Api(expectStatus(await anonymous.post('/accounts/auth/', { username: member.email, password: member.password }), 200).json.token, 'token');
+    // Another browser of the same person, with the inbox open (and its live stream).
+    const elsewhere = await newPerson(browser);
+    await signInContext(elsewhere.context, member);
+    await elsewhere.page.goto(`/o/${ws.org.sid}/notifications`);
+    await elsewhere.page.locator('[data-live-state="live"]').waitFor();
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.waitForURL('**/signin');
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expectDetail(await other.get('/accounts/checktoken/'), 401, MESSAGES.invalidToken);
+    // The other browser hears it on its stream (ended: "Invalid token.") and shows the sign-in page by itself.
+    await elsewhere.page.waitForURL('**/signin**', { timeout: 10_000 });
+    await elsewhere.context.close();
     assert.equal((await context.request.get('/accounts/session/')).status(), 401, 'the browser\'s session ended');
     await page.goto(`/o/${ws.org.sid}/account`);
     await page.waitForURL('**/signin**');

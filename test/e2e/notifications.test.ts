@@ -1,7 +1,7 @@
 // Notifications in the app (issue 14): two people in two browser contexts. One sends the
 // other a message, which appears in the other's open inbox and unread count within a
-// second without a reload (on PostgreSQL the two browsers' requests land on either of two
-// server processes); opening it marks it read; a reply is threaded through `parent`; a
+// second without a reload (on PostgreSQL the sender's browser uses a second server process
+// of its own, so the notification crosses processes); opening it marks it read; a reply is threaded through `parent`; a
 // mention in a cell of the grid notifies the person mentioned; after a dropped connection
 // the browser reconnects with Last-Event-ID and the inbox and count catch up. The member
 // (no Admin role) sees no control they may not use. Axe scans and screenshots of the
@@ -11,7 +11,8 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectStatus } from '../helpers/assertions.ts';
-import { BASE_URL } from '../helpers/env.ts';
+import { BASE_URL, DATA_DIR, DB_KIND } from '../helpers/env.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
 import { readMail } from '../helpers/mail.ts';
 import { recordPaths } from '../helpers/records.ts';
 import {
@@ -63,6 +64,9 @@ class Cable {
 
 const cable = new Cable();
 let browser: Browser;
+/** On PostgreSQL the sender's browser talks to a server process of its own, the recipient's to the run's server. */
+let second: RunningServer | null = null;
+let senderBase = BASE_URL;
 let ws: Workspace;
 let member: Account;
 let memberPersonnel = '';
@@ -71,6 +75,10 @@ const people: Array<{ context: BrowserContext; page: Page }> = [];
 
 before(async () => {
   browser = await launchBrowser();
+  if (DB_KIND === 'postgres') {
+    second = await startServer({ dataDir: DATA_DIR });
+    senderBase = second.baseUrl;
+  }
   ws = await newWorkspaceAt(BASE_URL, 'notif');
   member = await newAccount(BASE_URL, 'notifmember', 'Grace', 'Hopper');
   const added = expectStatus(
@@ -93,6 +101,7 @@ after(async () => {
   cable.close();
   for (const { context } of people) await context.close().catch(() => {});
   await browser?.close();
+  await second?.stop();
 });
 
 /** A person signed in (session cookie) with the inbox open. */
@@ -130,7 +139,7 @@ let memberPage: Page;
 
 describe('two people, two browsers: notifications arrive live', () => {
   test('a message sent from one browser appears in the other\'s open inbox and unread count within a second, without a reload', async (t) => {
-    adminPage = await openInbox(ws.admin);
+    adminPage = await openInbox(ws.admin, senderBase);
     memberPage = await openInbox(member, await cable.start());
     assert.equal(await unreadShown(memberPage), 0);
     await memberPage.getByText('Nothing here yet.').waitFor();

@@ -2,6 +2,7 @@
 // the organization's sections, the inbox with its unread count (kept live by the
 // notification stream the frame opens), the account, and signing out.
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { useEffect } from 'react';
 import { Button } from '../components/ui';
 import { useSession, useSignOut } from '../features/auth/api/session';
 import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
@@ -13,6 +14,11 @@ export function Shell({ orgSid }: { orgSid?: string }) {
   const signOut = useSignOut();
   const navigate = useNavigate();
   const user = session.data;
+  // The session ended elsewhere (signed out everywhere, a password changed on another device,
+  // which the live stream reports): back to the sign-in page rather than a screen of refusals.
+  useEffect(() => {
+    if (session.data === null) void navigate({ to: '/signin' });
+  }, [session.data, navigate]);
   const frame = (
     <>
       <a href="#content" className="skip-link">
