@@ -85,6 +85,8 @@ const SPECIAL_IDS: Record<string, string> = {
   'post /accounts/session/': 'createSession',
   'get /accounts/session/': 'getSession',
   'delete /accounts/session/': 'deleteSession',
+  'post /accounts/changepassword/': 'changePassword',
+  'post /accounts/logoutall/': 'signOutEverywhere',
   'get /tables/row/list/table/{sid}/grid/': 'listRowsGrid',
 };
 

@@ -5,12 +5,13 @@ import { errors } from '../../core/errors.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
 import {
-  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail,
+  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail, ChangePasswordBody,
 } from './schemas.js';
 import { signup, logout, mayMailAccount } from './service.js';
 import { login } from './signin.js';
 import { forgetPassword, resetPassword } from './reset.js';
 import { resendProof, verifyEmail } from './email-proof.js';
+import { changePassword } from './password-change.js';
 
 const tags = ['accounts'];
 
@@ -113,8 +114,23 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     return { detail: 'Password has been reset.' };
   });
 
+  app.post('/accounts/changepassword/', {
+    schema: {
+      tags, summary: "Change the caller's password (the current one required)", body: ChangePasswordBody,
+      description: '`new_password` is checked as signup checks a password (8 to 128 characters). A wrong `current_password` '
+        + 'answers 400 on that field and changes nothing. In one transaction the password changes and every other session '
+        + 'of the account ends (their live streams too, within seconds); the session that asked stays signed in. API keys stay: '
+        + 'list them with GET /accounts/apikey/list/user/{user_sid}/list/ and delete any with DELETE /accounts/apikey/detail/{sid}/.',
+      response: { 200: Detail, 400: FieldErrors, 401: DetailError, 403: DetailError },
+    },
+  }, async (request) => {
+    const body = request.body as { current_password: string; new_password: string };
+    await changePassword(ctx, actorOf(request), body.current_password, body.new_password);
+    return { detail: 'Password has been changed.' };
+  });
+
   for (const url of ['/accounts/signup/', '/accounts/auth/', '/accounts/forgetpassword/', '/accounts/resetpassword/',
-    '/accounts/verifyemail/', '/accounts/verifyemail/resend/']) {
+    '/accounts/verifyemail/', '/accounts/verifyemail/resend/', '/accounts/changepassword/']) {
     refuseOtherMethods(app, url, ['POST']);
   }
   refuseOtherMethods(app, '/accounts/checktoken/', ['GET']);

@@ -15,6 +15,10 @@ export const AuthBody = Body({ username: Type.String({ maxLength: 254, minLength
 export const AuthAnswer = Type.Object({ token: Type.String(), user: User });
 export const ForgetBody = Body({ email: Type.String({ maxLength: 254, minLength: 1 }) });
 export const ResetBody = Body({ password: Password });
+export const ChangePasswordBody = Body({
+  current_password: Type.String({ minLength: 1, maxLength: 128, description: 'the password the account has now' }),
+  new_password: Password,
+});
 export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const Detail = Type.Object({ detail: Type.String() });

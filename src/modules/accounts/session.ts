@@ -9,6 +9,7 @@ import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
 import { AuthBody, User } from './schemas.js';
 import { endSession } from './service.js';
+import { endEverySession } from './password-change.js';
 import { login } from './signin.js';
 
 const tags = ['accounts'];
@@ -63,4 +64,21 @@ export function registerSession(app: FastifyInstance, ctx: AppContext): void {
   });
 
   refuseOtherMethods(app, url, ['GET', 'POST', 'DELETE']);
+
+  const everywhere = '/accounts/logoutall/';
+  app.post(everywhere, {
+    config: { unproven: true },
+    schema: {
+      tags, summary: 'Sign out everywhere: end every session of the account',
+      description: 'Ends every session token of the caller\'s account (the web app\'s cookies and the tokens of POST /accounts/auth/, '
+        + 'the caller\'s own included) in one statement; their live streams end within seconds. Clears the session cookie. '
+        + 'API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended.',
+      response: { 200: Type.Object({ detail: Type.String(), ended: Type.Integer({ description: 'sessions ended' }) }), 401: DetailError, 403: DetailError },
+    },
+  }, async (request, reply) => {
+    const ended = await endEverySession(ctx, actorOf(request));
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
+    return { detail: 'Every session of the account has ended.', ended };
+  });
+  refuseOtherMethods(app, everywhere, ['POST']);
 }

@@ -51,24 +51,28 @@ function select(db: Db, total?: SQL<number>) {
     .leftJoin(updater, eq(updater.sid, notifications.updatedBy));
 }
 
-/** The inbox of one member: what was sent to them and not deleted (notifications_recipient_inbox_idx). */
-function inbox(recipientSid: string): SQL {
-  return and(eq(notifications.recipientSid, recipientSid), eq(notifications.isDeletedByRecipient, false))!;
+/**
+ * The inbox of one member: what was sent to them and not deleted
+ * (notifications_recipient_inbox_idx); with `isRead`, only the read or the unread ones.
+ */
+function inbox(recipientSid: string, isRead?: boolean): SQL {
+  return and(eq(notifications.recipientSid, recipientSid), eq(notifications.isDeletedByRecipient, false),
+    isRead === undefined ? undefined : eq(notifications.isRead, isRead))!;
 }
 
 /** The count of a member's inbox, as a query. */
-function countQuery(db: Db, recipientSid: string) {
-  return db.select({ n: count() }).from(notifications).where(inbox(recipientSid));
+function countQuery(db: Db, recipientSid: string, isRead?: boolean) {
+  return db.select({ n: count() }).from(notifications).where(inbox(recipientSid, isRead));
 }
 
-export async function countInbox(db: Db, recipientSid: string): Promise<number> {
-  const [row] = await countQuery(db, recipientSid);
+export async function countInbox(db: Db, recipientSid: string, isRead?: boolean): Promise<number> {
+  const [row] = await countQuery(db, recipientSid, isRead);
   return row.n;
 }
 
-/** A page of a member's inbox, newest first, with the inbox's count. */
-export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number): Promise<Counted<NotificationRow>> {
-  return counted(await select(db, totalOf(countQuery(db, recipientSid))).where(inbox(recipientSid))
+/** A page of a member's inbox (all, or only the read or unread ones), newest first, with its count. */
+export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number, isRead?: boolean): Promise<Counted<NotificationRow>> {
+  return counted(await select(db, totalOf(countQuery(db, recipientSid, isRead))).where(inbox(recipientSid, isRead))
     .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset) as (NotificationRow & { total: number })[]);
 }
 

@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
-import { NotificationCreate, NotificationPatch, NotificationShapes } from './schemas.js';
+import { NotificationCreate, NotificationListQuery, NotificationPatch, NotificationShapes } from './schemas.js';
+import { queryBool } from '../../core/schemas.js';
 import { countInbox, pageInbox } from './repository.js';
 import { serializeNotification } from './serializers.js';
 import { changeNotification, createNotification, deleteNotification, loadNotification, readNotification } from './service.js';
@@ -15,6 +16,9 @@ import { withTotal } from '../../core/pagination.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { notifications } from '../../db/schema.js';
 
+/** The `is_read` filter of the inbox: absent lists every notification. */
+const isReadFilter = (value: string | undefined): boolean | undefined => (value === undefined ? undefined : queryBool(value));
+
 export function registerNotifications(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
     path: '/notifications/notification',
@@ -23,13 +27,15 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
     shapes: NotificationShapes,
     get: {
       summary: "The caller's notifications in an organization (User: any active member)",
-      description: 'Only what was sent to the caller and not deleted by them, newest first.',
+      description: 'Only what was sent to the caller and not deleted by them, newest first. '
+        + '`is_read=false` lists only the unread ones (its `count` is the unread count), `is_read=true` only the read ones.',
+      query: NotificationListQuery,
       allowed: (scope) => permissions.notification.list(scope.membership),
       addPermission: (scope) => permissions.notification.send(scope.membership),
       counted: true,
-      count: (scope) => countInbox(ctx.db, scope.membership.personnelSid),
-      rows: async (scope, _q, serializer, page) => {
-        const found = await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset);
+      count: (scope, q) => countInbox(ctx.db, scope.membership.personnelSid, isReadFilter(q.is_read)),
+      rows: async (scope, q, serializer, page) => {
+        const found = await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset, isReadFilter(q.is_read));
         return withTotal(found.map((row) => serializeNotification(row, serializer, scope.membership.personnelSid)), found);
       },
     },

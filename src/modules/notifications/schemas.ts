@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
+import { Body, QueryBool, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
 
 const From = Type.Union([Ref, Type.Null()], {
   description: "the sender's personnel record {sid, name}; null for a notification the service sent on its own (no sender)",
@@ -47,3 +47,8 @@ export const NotificationPatch = Body({
 export const StreamQuery = Type.Object({
   organization__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only notifications of this organization' })),
 });
+
+/** Filters of the inbox list. */
+export const NotificationListQuery = {
+  is_read: Type.Optional(QueryBool('only the read (true) or the unread (false) notifications; absent: all')),
+};

@@ -15,6 +15,9 @@ import { PersonnelPage } from '../features/personnel/components/personnel-page';
 import { ProjectPage } from '../features/projects/components/project-page';
 import { TablePage } from '../features/tables/components/table-page';
 import { WidgetsPage } from '../features/widgets/components/widgets-page';
+import { InboxPage } from '../features/notifications/components/inbox-page';
+import { NotificationPage } from '../features/notifications/components/notification-page';
+import { AccountPage } from '../features/account/components/account-page';
 import { Shell } from './shell';
 
 interface RouterContext {
@@ -180,6 +183,31 @@ const historyRoute = createRoute({
   },
 });
 
+const inboxRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/notifications',
+  component: function Inbox() {
+    return <InboxPage orgSid={inboxRoute.useParams().org} />;
+  },
+});
+
+const notificationRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/notifications/$notification',
+  component: function Notification() {
+    const { org, notification } = notificationRoute.useParams();
+    return <NotificationPage key={notification} orgSid={org} sid={notification} />;
+  },
+});
+
+const accountRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/account',
+  component: function Account() {
+    return <AccountPage orgSid={accountRoute.useParams().org} />;
+  },
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   signUpRoute,
@@ -189,7 +217,18 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,
-    organizationRoute.addChildren([overviewRoute, personnelRoute, widgetsRoute, projectRoute, tableRoute, rowsRoute, historyRoute]),
+    organizationRoute.addChildren([
+      overviewRoute,
+      personnelRoute,
+      widgetsRoute,
+      projectRoute,
+      tableRoute,
+      rowsRoute,
+      historyRoute,
+      inboxRoute,
+      notificationRoute,
+      accountRoute,
+    ]),
   ]),
 ]);
 

@@ -1,16 +1,25 @@
 // The frame of every signed-in screen: the organization's name and credits, the switcher,
-// the organization's sections, and signing out.
+// the organization's sections, the inbox with its unread count (kept live by the
+// notification stream the frame opens), the account, and signing out.
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { useEffect } from 'react';
 import { Button } from '../components/ui';
 import { useSession, useSignOut } from '../features/auth/api/session';
 import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
+import { InboxLink } from '../features/notifications/components/inbox-link';
+import { LiveNotificationsProvider } from '../features/notifications/components/live-context';
 
 export function Shell({ orgSid }: { orgSid?: string }) {
   const session = useSession();
   const signOut = useSignOut();
   const navigate = useNavigate();
   const user = session.data;
-  return (
+  // The session ended elsewhere (signed out everywhere, a password changed on another device,
+  // which the live stream reports): back to the sign-in page rather than a screen of refusals.
+  useEffect(() => {
+    if (session.data === null) void navigate({ to: '/signin' });
+  }, [session.data, navigate]);
+  const frame = (
     <>
       <a href="#content" className="skip-link">
         Skip to content
@@ -35,11 +44,17 @@ export function Shell({ orgSid }: { orgSid?: string }) {
           </nav>
         )}
         <span className="spacer" />
-        {user && (
-          <span className="user">
-            {user.first_name} {user.last_name}
-          </span>
-        )}
+        {orgSid && <InboxLink orgSid={orgSid} />}
+        {user &&
+          (orgSid ? (
+            <Link to="/o/$org/account" params={{ org: orgSid }} className="user" aria-label={`Your account (${user.first_name} ${user.last_name})`}>
+              {user.first_name} {user.last_name}
+            </Link>
+          ) : (
+            <span className="user">
+              {user.first_name} {user.last_name}
+            </span>
+          ))}
         <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/signin' }) })}>Sign out</Button>
       </header>
       <div id="content">
@@ -47,4 +62,5 @@ export function Shell({ orgSid }: { orgSid?: string }) {
       </div>
     </>
   );
+  return orgSid ? <LiveNotificationsProvider orgSid={orgSid}>{frame}</LiveNotificationsProvider> : frame;
 }

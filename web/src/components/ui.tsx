@@ -1,5 +1,5 @@
 // Small shared controls with our own styling: native elements, labelled, keyboard-usable.
-import { useEffect, useId, useRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes } from 'react';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   /** Why the person may not use this control; shown beside it, and the control disabled. */
@@ -165,5 +165,27 @@ export function Pager({ page, pageCount, count, onPage, label }: PagerProps) {
         Next page
       </button>
     </nav>
+  );
+}
+
+interface TextAreaProps extends TextareaHTMLAttributes<HTMLTextAreaElement> {
+  label: string;
+  errors?: string[];
+}
+
+/** A labelled multi-line text field with its field errors. */
+export function TextArea({ label, errors, id, ...rest }: TextAreaProps) {
+  const ownId = useId();
+  const inputId = id ?? ownId;
+  return (
+    <div className="field">
+      <label htmlFor={inputId}>{label}</label>
+      <textarea id={inputId} aria-invalid={errors?.length ? true : undefined} aria-describedby={errors?.length ? `${inputId}-errors` : undefined} {...rest} />
+      {errors?.length ? (
+        <span id={`${inputId}-errors`} className="field-error">
+          {errors.join(' ')}
+        </span>
+      ) : null}
+    </div>
   );
 }

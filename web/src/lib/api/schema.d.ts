@@ -210,6 +210,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/changepassword/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the caller's password (the current one required)
+         * @description `new_password` is checked as signup checks a password (8 to 128 characters). A wrong `current_password` answers 400 on that field and changes nothing. In one transaction the password changes and every other session of the account ends (their live streams too, within seconds); the session that asked stays signed in. API keys stay: list them with GET /accounts/apikey/list/user/{user_sid}/list/ and delete any with DELETE /accounts/apikey/detail/{sid}/.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/session/": {
         parameters: {
             query?: never;
@@ -230,6 +250,26 @@ export interface paths {
          * @description Answers 204 whether or not the session was still valid. With the cookie it needs `X-Requested-With: records-web`.
          */
         delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/logoutall/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere: end every session of the account
+         * @description Ends every session token of the caller's account (the web app's cookies and the tokens of POST /accounts/auth/, the caller's own included) in one statement; their live streams end within seconds. Clears the session cookie. API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1850,7 +1890,7 @@ export interface paths {
         };
         /**
          * The caller's notifications in an organization (User: any active member) (name shape)
-         * @description Only what was sent to the caller and not deleted by them, newest first.
+         * @description Only what was sent to the caller and not deleted by them, newest first. `is_read=false` lists only the unread ones (its `count` is the unread count), `is_read=true` only the read ones.
          *
          *     Levels: organization.
          */
@@ -1878,7 +1918,7 @@ export interface paths {
         };
         /**
          * The caller's notifications in an organization (User: any active member) (list shape)
-         * @description Only what was sent to the caller and not deleted by them, newest first.
+         * @description Only what was sent to the caller and not deleted by them, newest first. `is_read=false` lists only the unread ones (its `count` is the unread count), `is_read=true` only the read ones.
          *
          *     Levels: organization.
          */
@@ -1906,7 +1946,7 @@ export interface paths {
         };
         /**
          * The caller's notifications in an organization (User: any active member) (detail shape)
-         * @description Only what was sent to the caller and not deleted by them, newest first.
+         * @description Only what was sent to the caller and not deleted by them, newest first. `is_read=false` lists only the unread ones (its `count` is the unread count), `is_read=true` only the read ones.
          *
          *     Levels: organization.
          */
@@ -2058,6 +2098,12 @@ export interface components {
             /** @description at least 8 characters */
             password: string;
         };
+        ChangePasswordBody: {
+            /** @description the password the account has now */
+            current_password: string;
+            /** @description at least 8 characters */
+            new_password: string;
+        };
         GetSessionResponse: {
             user: {
                 /**
@@ -2069,6 +2115,11 @@ export interface components {
                 last_name: string;
                 email: string;
             };
+        };
+        SignOutEverywhereResponse: {
+            detail: string;
+            /** @description sessions ended */
+            ended: number;
         };
         /** ApiKeyName */
         ApiKeyName: {
@@ -4580,6 +4631,45 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable2"];
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "new_password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
     getSession: {
         parameters: {
             query?: never;
@@ -4656,6 +4746,32 @@ export interface operations {
                 };
                 content?: never;
             };
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable2"];
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutEverywhereResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable2"];
         };
@@ -9452,6 +9568,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
+                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
             };
             header?: never;
             path: {
@@ -9547,6 +9665,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
+                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
             };
             header?: never;
             path: {
@@ -9642,6 +9762,8 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
+                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
             };
             header?: never;
             path: {
