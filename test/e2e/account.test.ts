@@ -57,7 +57,7 @@ describe('the account screen of a member', () => {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await screenshot(page, 'account');
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, 'account-phone');
+    await screenshot(page, 'phone/account-keys');
     await assertAccessible(page, 'account (phone)');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `nothing is cut off at 390 px (the page is ${overflow} px too wide)`);

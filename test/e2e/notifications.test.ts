@@ -178,7 +178,7 @@ describe('two people, two browsers: notifications arrive live', () => {
     await memberPage.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await screenshot(memberPage, 'inbox');
     await memberPage.setViewportSize({ width: 390, height: 844 });
-    await screenshot(memberPage, 'inbox-phone');
+    await screenshot(memberPage, 'phone/inbox-live');
     await assertAccessible(memberPage, 'inbox (member, phone)');
     await memberPage.setViewportSize({ width: 1280, height: 800 });
   });

@@ -1,6 +1,7 @@
 // Every screen of the app at a laptop's window (1280×800) and a phone's (390×844): it
 // shows without a sideways scroll of the page (the grid scrolls sideways inside its own
-// frame), an axe-core scan finds no serious or critical violation, and a screenshot of
+// frame), an axe-core scan finds no serious or critical violation, Tab reaches every
+// control (at the laptop's size), and a screenshot of
 // each is written to docs/screenshots/{desktop,phone}/ (the README shows the main ones).
 // A new person's empty screens say what to do next.
 import assert from 'node:assert/strict';
@@ -9,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { expectStatus } from '../helpers/assertions.ts';
 import { BASE_URL } from '../helpers/env.ts';
 import { recordPaths } from '../helpers/records.ts';
-import { assertAccessible, launchBrowser, newAccount, newWorkspaceAt, pageProblems, screenshot, signInContext, type Account, type Workspace } from './lib.ts';
+import { assertAccessible, assertKeyboardReachable, launchBrowser, newAccount, newWorkspaceAt, pageProblems, screenshot, signInContext, type Workspace } from './lib.ts';
 
 const SIZES = [
   { name: 'desktop', viewport: { width: 1280, height: 800 } },
@@ -18,13 +19,11 @@ const SIZES = [
 
 let browser: Browser;
 let ws: Workspace;
-let newcomer: Account;
 let rowSid = '';
 
 before(async () => {
   browser = await launchBrowser();
   ws = await newWorkspaceAt(BASE_URL, 'screens', ['Sample', 'Concentration', 'Operator', 'Note']);
-  newcomer = await newAccount(BASE_URL, 'newcomer', 'Rosalind', 'Franklin');
   const api = ws.admin.api;
   const rows = [];
   for (const name of ['Plate 1', 'Plate 2', 'Plate 3']) {
@@ -75,6 +74,7 @@ for (const size of SIZES) {
       await assertFitsWidth(page, size.viewport.width, `${shot} (${size.name})`);
       await assertAccessible(page, `${shot} (${size.name})`);
       await screenshot(page, `${size.name}/${shot}`);
+      if (size.name === 'desktop') await assertKeyboardReachable(page, shot);
     }
 
     async function person() {
@@ -96,15 +96,23 @@ for (const size of SIZES) {
       await context.close();
     });
 
-    test('a newcomer without an organization is asked to create one', async () => {
+    test('a newcomer without an organization is asked to create one; its empty screens say what to do next', async () => {
+      const newcomer = await newAccount(BASE_URL, `newcomer-${size.name}`, 'Rosalind', 'Franklin');
       const { context, page } = await person();
       await signInContext(context, newcomer);
       await visit(page, '/', 'Create your organization', 'first-run');
+      const org = expectStatus(await newcomer.api.post(`/organizations/organization/list/user/${newcomer.sid}/detail/`, { name: `Franklin Lab ${size.name}` }), 201).json;
+      await visit(page, `/o/${org.sid}`, 'Overview', 'overview-empty');
+      await page.getByText('No projects yet. A project holds records and says who may change them').waitFor();
+      await page.getByText('Create the first one below.').waitFor();
+      await page.getByText('Create one below, then add its columns.').waitFor();
+      await visit(page, `/o/${org.sid}/notifications`, 'Inbox', 'inbox-empty');
+      await page.getByText('Nothing here yet.').waitFor();
       assert.deepEqual(pageProblems(page), []);
       await context.close();
     });
 
-    test('an Admin: overview, personnel, widgets, project, table, grid, history', async () => {
+    test('an Admin: overview, personnel, widgets, project, table, grid, history, inbox, account', async () => {
       const { context, page } = await person();
       await signInContext(context, ws.admin);
       const org = `/o/${ws.org.sid}`;
@@ -116,6 +124,8 @@ for (const size of SIZES) {
       await visit(page, `${org}/tables/${ws.table.sid}/rows?project=${ws.project.sid}`, ws.table.name, 'grid');
       await page.getByRole('rowheader', { name: 'Plate 1' }).waitFor();
       await visit(page, `${org}/rows/${rowSid}`, 'History of Plate 1', 'history');
+      await visit(page, `${org}/notifications`, 'Inbox', 'inbox');
+      await visit(page, `${org}/account`, 'Your account', 'account');
       assert.deepEqual(pageProblems(page), []);
       await context.close();
     });

@@ -214,7 +214,13 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         {focusedColumn && (focusedColumn.priced ? ` A write to ${focusedColumn.name} costs ${focusedColumn.price}.` : ` Writes to ${focusedColumn.name} are free.`)}
       </p>
       {count === 0 ? (
-        <p>{gridKey.search ? `No row's name contains "${gridKey.search}".` : 'No rows yet.'}</p>
+        <p className="empty">
+          {gridKey.search
+            ? `No row's name contains "${gridKey.search}".`
+            : addAllowed
+              ? 'No rows yet. Add the first with "Add row", then type in its cells.'
+              : 'No rows yet. People with the Project Admin or Project Edit role add them.'}
+        </p>
       ) : (
         <RecordsGrid
           label={`Rows of ${tableName}`}

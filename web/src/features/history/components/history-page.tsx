@@ -79,7 +79,7 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
       <section aria-labelledby="versions-heading">
         <h2 id="versions-heading">Versions</h2>
         <TableFrame label="Versions">
-            <table className="data versions">
+          <table className="data versions">
             <caption>Versions of {row.data.name}, oldest first</caption>
             <thead>
               <tr>
@@ -183,7 +183,7 @@ function Comparison({ picked, columnNames }: { picked: Picked[]; columnNames: Ma
         <ErrorMessage error={older.error ?? newer.error} />
       ) : (
         <TableFrame label="Differences">
-            <table className="data diff">
+          <table className="data diff">
             <caption>
               Changes from version {a.version} to version {b.version}
             </caption>

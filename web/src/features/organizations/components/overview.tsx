@@ -33,7 +33,10 @@ function ProjectsSection({ orgSid }: { orgSid: string }) {
       ) : (
         <>
           {projects.data.results.length === 0 ? (
-            <p>No projects yet.</p>
+            <p className="empty">
+              No projects yet. A project holds records and says who may change them (its members and their roles).
+              {projects.data.add_permission ? ' Create the first one below.' : " Your organization's Admins create projects."}
+            </p>
           ) : (
             <ul className="list">
               {projects.data.results.map((project) => (
@@ -75,7 +78,10 @@ function TablesSection({ orgSid }: { orgSid: string }) {
       ) : (
         <>
           {tables.data.results.length === 0 ? (
-            <p>No tables yet.</p>
+            <p className="empty">
+              No tables yet. A table's columns say what each record holds; its rows live in projects.
+              {tables.data.add_permission ? ' Create one below, then add its columns.' : " Your organization's Admins create tables."}
+            </p>
           ) : (
             <ul className="list">
               {tables.data.results.map((table) => (

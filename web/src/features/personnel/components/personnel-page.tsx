@@ -48,7 +48,7 @@ export function PersonnelPage({ orgSid, search }: { orgSid: string; search?: str
             <p role="status">No one's name or email contains "{search}".</p>
           ) : null}
           <TableFrame label="People">
-              <table className="data">
+            <table className="data">
               <caption>
                 {search ? `People whose name or email contains "${search}" (${personnel.data.count})` : `People of the organization (${personnel.data.count})`}
               </caption>

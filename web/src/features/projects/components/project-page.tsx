@@ -43,7 +43,7 @@ export function ProjectPage({ orgSid, projectSid }: { orgSid: string; projectSid
             ))}
           </ul>
         ) : (
-          <p>No tables yet.</p>
+          <p className="empty">No tables yet. The organization's tables are listed here once created (Overview, Tables); their rows in this project are then one click away.</p>
         )}
       </section>
       <Members orgSid={orgSid} projectSid={projectSid} />
@@ -66,10 +66,10 @@ function Members({ orgSid, projectSid }: { orgSid: string; projectSid: string })
       ) : (
         <>
           {members.data.results.length === 0 ? (
-            <p>No members yet.</p>
+            <p className="empty">No members yet. Give people of the organization a role here: Project View reads the rows, Project Edit also changes them, Project Admin also locks and archives.</p>
           ) : (
             <TableFrame label="Project members">
-                <table className="data">
+              <table className="data">
                 <caption>Members of the project and their roles</caption>
                 <thead>
                   <tr>

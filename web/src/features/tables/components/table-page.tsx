@@ -40,10 +40,10 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
       <section aria-labelledby="columns-heading">
         <h2 id="columns-heading">Columns</h2>
         {columns.data.results.length === 0 ? (
-          <p>No columns yet.</p>
+          <p className="empty">No columns yet. Each column is edited through a widget (its price is what a write costs): add the first one below.</p>
         ) : (
           <TableFrame label="Columns">
-              <table className="data">
+            <table className="data">
               <caption>Columns of {table.data.name}</caption>
               <thead>
                 <tr>

@@ -16,7 +16,7 @@ export function WidgetsPage({ orgSid }: { orgSid: string }) {
       ) : (
         <>
           <TableFrame label="Widgets">
-              <table className="data">
+            <table className="data">
               <caption>Widgets and the price of a cell write through each</caption>
               <thead>
                 <tr>
