@@ -10,6 +10,7 @@ import { useMyPersonnel } from '../../organizations/api/organizations';
 import { useMyProjectRole, useProjects } from '../../projects/api/projects';
 import { useTable } from '../../tables/api/tables';
 import { useWidgets } from '../../widgets/api/widgets';
+import { RunWorkflow } from '../../workflows/components/run-workflow';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 
@@ -49,6 +50,11 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
   return (
     <main className="wide">
       <h1>{table.data.name}</h1>
+      <p className="links">
+        <Link to="/o/$org/tables/$table/workflows" params={{ org: orgSid, table: tableSid }}>
+          Workflows of {table.data.name}
+        </Link>
+      </p>
       <div className="field field-inline">
         <label htmlFor="grid-project">Project</label>
         <select
@@ -200,6 +206,7 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         >
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
+        <RunWorkflow orgSid={orgSid} tableSid={gridKey.tableSid} row={row} />
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}
