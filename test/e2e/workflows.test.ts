@@ -32,6 +32,8 @@ before(async () => {
     await ws.admin.api.post(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid }), { name: rowName }),
     201,
   ).json.sid;
+  // A workflow for no table in particular (made through the API) runs on this table's rows too.
+  expectStatus(await ws.admin.api.post(`/tables/workflow/list/organization/${ws.org.sid}/detail/`, { name: 'Weekly check' }), 201);
   member = await addMember(ws.admin as unknown as TestUser, ws.org, {}, 'flowmember');
   expectStatus(await ws.admin.api.post(recordPaths.memberList(ws.project.sid), { personnel: member.personnel.sid, permission: 'view' }), 201);
 });
@@ -62,6 +64,19 @@ async function toTop(page: Page) {
   });
 }
 
+/** Drags the step whose handle is `from` with the mouse onto the place of the step whose handle is `to`. */
+async function dragStep(page: Page, from: string, to: string) {
+  const source = (await page.getByRole('button', { name: from }).boundingBox())!;
+  const target = (await page.getByRole('button', { name: to }).boundingBox())!;
+  await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+  await page.mouse.down();
+  const steps = 8;
+  for (let i = 1; i <= steps; i += 1) {
+    await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2 + ((target.y - source.y) * i) / steps);
+  }
+  await page.mouse.up();
+}
+
 async function addStep(page: Page, name: string, widget: string, settings: (form: ReturnType<Page['getByRole']>) => Promise<void>) {
   const form = page.getByRole('form', { name: 'Add step' });
   await form.getByLabel('Widget').selectOption({ label: widget });
@@ -88,6 +103,7 @@ describe('an Admin builds a workflow, runs it on a row, and resumes it with an e
     // A second one, deleted after a confirmation.
     await page.getByRole('link', { name: `Workflows of ${ws.table.name}` }).click();
     await page.getByRole('link', { name: 'Review' }).waitFor();
+    await page.getByRole('region', { name: 'Workflows for any table' }).getByRole('link', { name: 'Weekly check' }).waitFor();
     await assertAccessible(page, 'workflows of a table');
     await assertKeyboardReachable(page, 'workflows of a table');
     await page.getByLabel('Workflow name').fill('Scratch');
@@ -168,6 +184,18 @@ describe('an Admin builds a workflow, runs it on a row, and resumes it with an e
     await page.getByRole('button', { name: 'Move step 2: Wait for approval' }).waitFor();
     assert.deepEqual(await screenStepOrder(page), REORDERED);
 
+    // By mouse: the last step dragged by its handle above the one before it, and back.
+    await dragStep(page, 'Move step 5: Tell the admin', 'Move step 4: Lock the sample');
+    await page.getByRole('button', { name: 'Move step 4: Tell the admin' }).waitFor();
+    await page.getByText('Saving the new order…').waitFor({ state: 'detached' });
+    const dragged = [...REORDERED.slice(0, 3), 'Tell the admin', 'Lock the sample'];
+    assert.deepEqual(await screenStepOrder(page), dragged);
+    assert.deepEqual(await apiStepOrder(), dragged);
+    await dragStep(page, 'Move step 4: Tell the admin', 'Move step 5: Lock the sample');
+    await page.getByRole('button', { name: 'Move step 5: Tell the admin' }).waitFor();
+    await page.getByText('Saving the new order…').waitFor({ state: 'detached' });
+    assert.deepEqual(await apiStepOrder(), REORDERED);
+
     // A step edited through its widget's settings.
     await page.getByRole('button', { name: 'Edit step Record approval' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit the step' });
@@ -188,11 +216,11 @@ describe('an Admin builds a workflow, runs it on a row, and resumes it with an e
     await page.getByRole('heading', { name: 'Sample review', exact: true }).waitFor();
 
     // Archived, it says it cannot run; un-archived again.
-    await page.getByRole('button', { name: 'Archive workflow' }).click();
+    await page.getByRole('button', { name: 'Archive workflow', exact: true }).click();
     await page.getByText('Archived: it cannot be run until it is un-archived.', { exact: false }).waitFor();
     assert.equal(expectStatus(await ws.admin.api.get(`/tables/workflow/detail/${workflowSid}/`), 200).json.is_archived, true);
     await page.getByRole('button', { name: 'Un-archive workflow' }).click();
-    await page.getByRole('button', { name: 'Archive workflow' }).waitFor();
+    await page.getByRole('button', { name: 'Archive workflow', exact: true }).waitFor();
     assert.equal(expectStatus(await ws.admin.api.get(`/tables/workflow/detail/${workflowSid}/`), 200).json.is_archived, false);
 
     await assertAccessible(page, 'workflow');
@@ -299,7 +327,7 @@ describe('a Member sees the workflows but none of the controls they may not use'
     assert.deepEqual(await screenStepOrder(page), REORDERED);
     assert.equal(await page.getByRole('button', { name: /^Move step/ }).count(), 0, 'no reorder handles');
     for (const name of ['Edit name and description', 'Archive workflow', 'Delete workflow', 'Edit step Mark pending', 'Delete step Mark pending']) {
-      const control = page.getByRole('button', { name });
+      const control = page.getByRole('button', { name, exact: true });
       assert.ok(await control.isDisabled(), `${name} is disabled`);
       assert.match((await control.getAttribute('aria-describedby')) ?? '', /.+/, `${name} says why`);
     }

@@ -223,6 +223,8 @@ export const executionQuery = (sid: string) =>
   queryOptions({
     queryKey: ['execution', sid],
     queryFn: () => unwrap(api.GET('/tables/execution/detail/{sid}/', { params: { path: { sid } } })),
+    // Seen `running`, another request is advancing it (or stopped mid-way): look again shortly.
+    refetchInterval: (query) => (query.state.data?.status === 'running' ? 2000 : false),
   });
 
 export function useExecution(sid: string) {

@@ -67,17 +67,6 @@ function ExecutionScreen({ orgSid, execution }: { orgSid: string; execution: Exe
 
       <SendEvent orgSid={orgSid} execution={execution} />
 
-      <div className="columns-2">
-        <section aria-labelledby="variables-heading">
-          <h2 id="variables-heading">Variables</h2>
-          <JsonView value={execution.variables} empty="No variables." label="Variables" />
-        </section>
-        <section aria-labelledby="data-heading">
-          <h2 id="data-heading">Data</h2>
-          <JsonView value={execution.data} empty="No data." label="Data" />
-        </section>
-      </div>
-
       <section aria-labelledby="log-heading">
         <h2 id="log-heading">Log</h2>
         <div className="scroll-x" role="region" aria-label="Log" tabIndex={0}>
@@ -110,6 +99,17 @@ function ExecutionScreen({ orgSid, execution }: { orgSid: string; execution: Exe
           </table>
         </div>
       </section>
+
+      <div className="columns-2">
+        <section aria-labelledby="variables-heading">
+          <h2 id="variables-heading">Variables</h2>
+          <JsonView value={execution.variables} empty="No variables." label="Variables" />
+        </section>
+        <section aria-labelledby="data-heading">
+          <h2 id="data-heading">Data</h2>
+          <JsonView value={execution.data} empty="No data." label="Data" />
+        </section>
+      </div>
     </main>
   );
 }
@@ -146,7 +146,7 @@ function SendEvent({ orgSid, execution }: { orgSid: string; execution: Execution
   };
 
   return (
-    <section aria-labelledby="event-heading" className="panel">
+    <section aria-labelledby="event-heading" className="panel panel-narrow">
       <h2 id="event-heading">Send an event</h2>
       {!execution.change_permission ? (
         <p className="reason" role="note">

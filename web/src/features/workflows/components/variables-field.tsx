@@ -8,7 +8,7 @@ export function VariablesField() {
   return (
     <div className="field">
       <label htmlFor={id}>Variables (optional)</label>
-      <textarea id={id} name="variables" rows={3} aria-describedby={`${id}-hint`} spellCheck={false} />
+      <textarea id={id} name="variables" rows={2} aria-describedby={`${id}-hint`} spellCheck={false} />
       <span id={`${id}-hint`} className="hint">
         A JSON object, e.g. {'{"reviewer": "Ada"}'}; steps read it as {'{{variables.reviewer}}'}.
       </span>

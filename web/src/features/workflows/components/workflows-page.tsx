@@ -6,13 +6,15 @@ import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
 import { ErrorMessage, Loading, Pager } from '../../../components/ui';
 import { useTable } from '../../tables/api/tables';
-import { useCreateWorkflow, useTableWorkflows } from '../api/workflows';
+import { useCreateWorkflow, useOrganizationWorkflows, useTableWorkflows } from '../api/workflows';
 
 export function WorkflowsPage({ orgSid, tableSid }: { orgSid: string; tableSid: string }) {
   const table = useTable(tableSid);
   const [page, setPage] = useState(1);
   const workflows = useTableWorkflows(orgSid, tableSid, page);
   const create = useCreateWorkflow(orgSid, tableSid);
+  // Workflows made (through the API) for no table in particular run on this table's rows too.
+  const everyTable = useOrganizationWorkflows(orgSid).data?.results.filter((w) => w.table === null) ?? [];
   const navigate = useNavigate();
   if (table.isPending || workflows.isPending) return <Loading />;
   if (table.error || workflows.error) return <ErrorMessage error={table.error ?? workflows.error} />;
@@ -60,6 +62,21 @@ export function WorkflowsPage({ orgSid, tableSid }: { orgSid: string; tableSid: 
           </div>
           <Pager label="Workflows" page={page} pageCount={list.page_count} count={list.count} onPage={setPage} />
         </>
+      )}
+      {everyTable.length > 0 && (
+        <section aria-labelledby="any-table-heading">
+          <h2 id="any-table-heading">Workflows for any table</h2>
+          <ul className="list">
+            {everyTable.map((workflow) => (
+              <li key={workflow.sid}>
+                <Link to="/o/$org/workflows/$workflow" params={{ org: orgSid, workflow: workflow.sid }}>
+                  {workflow.name}
+                </Link>
+                {workflow.is_archived && <span className="badge">Archived</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       <h2>Create a workflow</h2>
       <CreateForm
