@@ -1,5 +1,5 @@
 // The rows of a table in a project: the grid, the toolbar that acts on the focused row
-// (rename, lock, archive, history) and adding rows, each control present only as the
+// (rename, lock, archive, run a workflow, history) and adding rows, each control present only as the
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
