@@ -1,7 +1,7 @@
 // The app's routes (TanStack Router, typed paths and search params): every screen is a
 // URL that can be shared. Signed-in screens sit under the `signedIn` layout, which sends
 // a visitor without a session to the sign-in page.
-import { createRootRouteWithContext, createRoute, createRouter, Navigate, Outlet, redirect, useParams } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Navigate, Outlet, redirect, useParams } from '@tanstack/react-router';
 import type { QueryClient } from '@tanstack/react-query';
 import { ErrorMessage, Loading } from '../components/ui';
 import { sessionQuery, useSession } from '../features/auth/api/session';
@@ -208,6 +208,38 @@ const accountRoute = createRoute({
   },
 });
 
+// The workflow screens (and dnd-kit, which reorders steps) load when first opened.
+const WorkflowsPage = lazyRouteComponent(() => import('../features/workflows/components/workflows-page'), 'WorkflowsPage');
+const WorkflowPage = lazyRouteComponent(() => import('../features/workflows/components/workflow-page'), 'WorkflowPage');
+const ExecutionPage = lazyRouteComponent(() => import('../features/workflows/components/execution-page'), 'ExecutionPage');
+
+const workflowsRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/tables/$table/workflows',
+  component: function Workflows() {
+    const { org, table } = workflowsRoute.useParams();
+    return <WorkflowsPage key={table} orgSid={org} tableSid={table} />;
+  },
+});
+
+const workflowRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/workflows/$workflow',
+  component: function Workflow() {
+    const { org, workflow } = workflowRoute.useParams();
+    return <WorkflowPage key={workflow} orgSid={org} workflowSid={workflow} />;
+  },
+});
+
+const executionRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/executions/$execution',
+  component: function Execution() {
+    const { org, execution } = executionRoute.useParams();
+    return <ExecutionPage key={execution} orgSid={org} executionSid={execution} />;
+  },
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   signUpRoute,
@@ -228,6 +260,9 @@ const routeTree = rootRoute.addChildren([
       inboxRoute,
       notificationRoute,
       accountRoute,
+      workflowsRoute,
+      workflowRoute,
+      executionRoute,
     ]),
   ]),
 ]);

@@ -1,5 +1,5 @@
 // The rows of a table in a project: the grid, the toolbar that acts on the focused row
-// (rename, lock, archive, history) and adding rows, each control present only as the
+// (rename, lock, archive, run a workflow, history) and adding rows, each control present only as the
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import { useMyPersonnel } from '../../organizations/api/organizations';
 import { useMyProjectRole, useProjects } from '../../projects/api/projects';
 import { useTable } from '../../tables/api/tables';
 import { useWidgets } from '../../widgets/api/widgets';
+import { RunWorkflow } from '../../workflows/components/run-workflow';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
 import { liveStatusText, useLiveGrid } from '../api/live';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
@@ -47,6 +48,11 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
   return (
     <main className="wide">
       <h1>{table.data.name}</h1>
+      <p className="links">
+        <Link to="/o/$org/tables/$table/workflows" params={{ org: orgSid, table: tableSid }}>
+          Workflows of {table.data.name}
+        </Link>
+      </p>
       <div className="field field-inline">
         <label htmlFor="grid-project">Project</label>
         <select
@@ -199,6 +205,7 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         >
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
+        <RunWorkflow orgSid={orgSid} tableSid={gridKey.tableSid} row={row} />
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}

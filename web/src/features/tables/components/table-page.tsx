@@ -21,6 +21,11 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
   return (
     <main>
       <h1>{table.data.name}</h1>
+      <p className="links">
+        <Link to="/o/$org/tables/$table/workflows" params={{ org: orgSid, table: tableSid }}>
+          Workflows of {table.data.name}
+        </Link>
+      </p>
       <section aria-labelledby="rows-heading">
         <h2 id="rows-heading">Rows by project</h2>
         {projects.data?.results.length ? (
