@@ -112,7 +112,7 @@ for (const size of SIZES) {
       await context.close();
     });
 
-    test('an Admin: overview, personnel, widgets, project, table, grid, history, inbox, account', async () => {
+    test('an Admin: overview, personnel, widgets, project, table, grid, history, workflows, inbox, account', async () => {
       const { context, page } = await person();
       await signInContext(context, ws.admin);
       const org = `/o/${ws.org.sid}`;
@@ -124,6 +124,7 @@ for (const size of SIZES) {
       await visit(page, `${org}/tables/${ws.table.sid}/rows?project=${ws.project.sid}`, ws.table.name, 'grid');
       await page.getByRole('rowheader', { name: 'Plate 1' }).waitFor();
       await visit(page, `${org}/rows/${rowSid}`, 'History of Plate 1', 'history');
+      await visit(page, `${org}/tables/${ws.table.sid}/workflows`, `Workflows of ${ws.table.name}`, 'workflows');
       await visit(page, `${org}/notifications`, 'Inbox', 'inbox');
       await visit(page, `${org}/account`, 'Your account', 'account');
       assert.deepEqual(pageProblems(page), []);

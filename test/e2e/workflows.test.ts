@@ -231,7 +231,7 @@ describe('an Admin builds a workflow, runs it on a row, and resumes it with an e
     await page.setViewportSize({ width: 390, height: 844 });
     await assertAccessible(page, 'workflow (phone)');
     await toTop(page);
-    await screenshot(page, 'workflow-phone');
+    await screenshot(page, 'phone/workflow-steps');
     assert.deepEqual(pageProblems(page), []);
     await context.close();
   });
@@ -271,7 +271,7 @@ describe('an Admin builds a workflow, runs it on a row, and resumes it with an e
     await page.setViewportSize({ width: 390, height: 844 });
     await assertAccessible(page, 'execution (phone)');
     await toTop(page);
-    await screenshot(page, 'execution-phone');
+    await screenshot(page, 'phone/execution-waiting');
     await page.setViewportSize({ width: 1280, height: 860 });
 
     // The event the execution waits for, typed in the app.
