@@ -23,6 +23,7 @@
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,11 +67,16 @@ const ONLY_AT_10 = ['7-row-list-small', '7-row-list-big'];
 const INITIAL_CREDITS = '100000000000.00';
 
 const DB_NAME = `records_bench_${process.pid}`;
-const dbUrl = (() => {
+const LIMIT_DB_NAME = `${DB_NAME}_limit`;
+const urlOf = (name: string) => {
   const url = new URL(ADMIN_URL);
-  url.pathname = `/${DB_NAME}`;
+  url.pathname = `/${name}`;
   return url.toString();
-})();
+};
+const dbUrl = urlOf(DB_NAME);
+const limitDbUrl = urlOf(LIMIT_DB_NAME);
+/** The minimal transaction's data: 10 organizations, 10,000 records of 5 cells, writes to 1,000 of them. */
+const MINIMAL = { orgs: 10, rows: 10_000, cols: 5, write_rows: 1_000 };
 
 const started = Date.now();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-bench-'));
@@ -94,6 +100,7 @@ async function cleanUp(): Promise<void> {
     try {
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${LIMIT_DB_NAME} WITH (FORCE)`);
     } catch (err) {
       console.error(`could not drop the database ${DB_NAME}: ${(err as Error).message}`);
     } finally {
@@ -329,8 +336,23 @@ async function createDatabase(): Promise<Record<string, unknown>> {
   const postgresVersion = (await admin.query('SELECT version()')).rows[0].version as string;
   await admin.query(`CREATE DATABASE ${DB_NAME}`);
   databaseCreated = true;
+  // The minimal transaction's own database (issue 15's write limit), with its schema and data.
+  await admin.query(`CREATE DATABASE ${LIMIT_DB_NAME}`);
   await admin.end();
+  await loadMinimalSchema();
   return machine(postgresVersion.replace(/ on .*/, ''));
+}
+
+/** Loads bench/limits/minimal/schema.sql (the shared bench's schema) into its database with psql. */
+async function loadMinimalSchema(): Promise<void> {
+  const url = new URL(limitDbUrl);
+  const args = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-v', `orgs=${MINIMAL.orgs}`, '-v', `rows=${MINIMAL.rows}`, '-v', `cols=${MINIMAL.cols}`,
+    '-f', path.join(ROOT, 'bench', 'limits', 'minimal', 'schema.sql'),
+    '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), LIMIT_DB_NAME];
+  const env = { ...process.env, ...(url.password ? { PGPASSWORD: decodeURIComponent(url.password) } : {}) };
+  await new Promise<void>((resolve, reject) => {
+    execFile('psql', args, { env }, (error, _stdout, stderr) => (error ? reject(new Error(`psql (the minimal transaction's schema): ${stderr || error.message}`)) : resolve()));
+  });
 }
 
 /** Results with nothing measured yet. */
@@ -344,7 +366,7 @@ function emptyResults(machineInfo: Record<string, unknown>): Results {
     seed: {},
     scenarios: [],
     verify: null,
-    limits: { http: [], pgbench: [], pgbench_full: [] },
+    limits: { http: [], pgbench: [], pgbench_full: [], pgbench_minimal: [] },
     peak_rss: {},
     round_trips: {},
     page_cost: null,
@@ -476,6 +498,16 @@ async function main() {
       return { ...asRunResult(run, seconds), pgbench: run } as RunResult;
     },
   });
+  // Issue 15's write limit: the minimal transaction of the spec's cell write, in its own database.
+  const minimal: Contender = {
+    id: 'pgbench-minimal',
+    before: spareConnections,
+    run: async (c, seconds) => {
+      const run = await pgbenchRun(limitDbUrl, path.join(ROOT, 'bench', 'limits', 'minimal', 'cell_update.pgbench'),
+        { write_rows: MINIMAL.write_rows, cols: MINIMAL.cols }, c, seconds, ['-M', 'prepared']);
+      return { ...asRunResult(run, seconds), pgbench: run } as RunResult;
+    },
+  };
   const byId = (id: string) => scenarios.find((s) => s.id === id);
   // Each limit next to the scenarios compared with it.
   const contenders: Contender[] = [
@@ -484,6 +516,7 @@ async function main() {
     http('bare', bare.base, { method: 'GET', path: '/bare' }),
     http('2-cell-patch', service.base, byId('2-cell-patch')!.spec),
     pgbench('pgbench', 'cell-patch.sql'),
+    minimal,
     ...scenarios.filter((s) => !['1-personnel-list', '1-personnel-detail', '2-cell-patch'].includes(s.id)).map((s) => http(s.id, service.base, s.spec)),
   ];
   const hooks = {
@@ -517,6 +550,7 @@ async function main() {
   for (const id of ['bare', 'select1'] as const) for (const m of measuredById.get(id) ?? []) results.limits.http.push({ id, ...m });
   results.limits.pgbench = (measuredById.get('pgbench') ?? []).map((m) => asPgbench('cell-patch.sql', m));
   results.limits.pgbench_full = (measuredById.get('pgbench-full') ?? []).map((m) => asPgbench('cell-patch-full.sql', m));
+  results.limits.pgbench_minimal = (measuredById.get('pgbench-minimal') ?? []).map((m) => asPgbench('limits/minimal/cell_update.pgbench', m));
 
   // 3. Scenario 6.
   log(`[${elapsed()}] scenario 6: verifying the ${SIZE.longRowVersions.toLocaleString('en')}-version chain`);

@@ -31,11 +31,12 @@ const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** di
 /** One pgbench run; latencies from its per-transaction log (-l). */
 export async function pgbenchRun(
   databaseUrl: string, script: string, variables: Record<string, string | number>, connections: number, seconds: number,
+  extraArgs: string[] = [],
 ): Promise<PgbenchRun> {
   const url = new URL(databaseUrl);
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-pgbench-'));
   const args = [
-    '-n', '-r', '-f', script, '-c', String(connections), '-j', '2', '-T', String(seconds),
+    '-n', '-r', ...extraArgs, '-f', script, '-c', String(connections), '-j', '2', '-T', String(seconds),
     '-l', '--log-prefix', path.join(logDir, 'tx'),
     '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'),
     ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`]),

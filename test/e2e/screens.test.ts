@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { expectStatus } from '../helpers/assertions.ts';
 import { BASE_URL } from '../helpers/env.ts';
+import { sendNotification } from '../helpers/notifications.ts';
 import { recordPaths } from '../helpers/records.ts';
 import { assertAccessible, assertKeyboardReachable, launchBrowser, newAccount, newWorkspaceAt, pageProblems, screenshot, signInContext, type Workspace } from './lib.ts';
 
@@ -20,6 +21,8 @@ const SIZES = [
 let browser: Browser;
 let ws: Workspace;
 let rowSid = '';
+let notificationSid = '';
+let workflowSid = '';
 
 before(async () => {
   browser = await launchBrowser();
@@ -33,6 +36,9 @@ before(async () => {
   for (const [i, column] of ws.columns.entries()) {
     expectStatus(await api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: rowSid }), { column: column.sid, data: `value ${i + 1}` }), 201);
   }
+  const me = { sid: ws.adminPersonnel, name: 'Ada Tester' };
+  notificationSid = (await sendNotification(api, ws.org.sid, [me], { name: 'Plates ready', body: 'Plate 1 to 3 are in the cold room.' })).sid;
+  workflowSid = expectStatus(await api.post(`/tables/workflow/list/organization/${ws.org.sid}/detail/?table__sid=${ws.table.sid}`, { name: 'Weekly check' }), 201).json.sid;
 });
 
 after(async () => {
@@ -112,7 +118,7 @@ for (const size of SIZES) {
       await context.close();
     });
 
-    test('an Admin: overview, personnel, widgets, project, table, grid, history, workflows, inbox, account', async () => {
+    test('an Admin: overview, personnel, widgets, project, table, grid, history, workflows, a workflow, inbox, a notification, account', async () => {
       const { context, page } = await person();
       await signInContext(context, ws.admin);
       const org = `/o/${ws.org.sid}`;
@@ -125,7 +131,9 @@ for (const size of SIZES) {
       await page.getByRole('rowheader', { name: 'Plate 1' }).waitFor();
       await visit(page, `${org}/rows/${rowSid}`, 'History of Plate 1', 'history');
       await visit(page, `${org}/tables/${ws.table.sid}/workflows`, `Workflows of ${ws.table.name}`, 'workflows');
+      await visit(page, `${org}/workflows/${workflowSid}`, /Weekly check/, 'workflow');
       await visit(page, `${org}/notifications`, 'Inbox', 'inbox');
+      await visit(page, `${org}/notifications/${notificationSid}`, 'Plates ready', 'notification');
       await visit(page, `${org}/account`, 'Your account', 'account');
       assert.deepEqual(pageProblems(page), []);
       await context.close();

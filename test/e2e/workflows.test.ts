@@ -66,6 +66,9 @@ async function toTop(page: Page) {
 
 /** Drags the step whose handle is `from` with the mouse onto the place of the step whose handle is `to`. */
 async function dragStep(page: Page, from: string, to: string) {
+  // Both handles in the window (a mouse acts only there): the lower one scrolled into view.
+  await page.getByRole('button', { name: from }).scrollIntoViewIfNeeded();
+  await page.getByRole('button', { name: to }).scrollIntoViewIfNeeded();
   const source = (await page.getByRole('button', { name: from }).boundingBox())!;
   const target = (await page.getByRole('button', { name: to }).boundingBox())!;
   await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);

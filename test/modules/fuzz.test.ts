@@ -435,8 +435,10 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
   function pickCaller(rng: Rng, op: Operation): Caller {
     const r = rng.next();
     const caller: Caller = r < 0.75 ? 'admin' : r < 0.83 ? 'member' : r < 0.92 ? 'outsider' : 'anonymous';
-    // Signing out ends the caller's session: a disposable one.
-    const signsOut = op.path.includes('/logout/') || (op.path === '/accounts/session/' && op.method === 'DELETE');
+    // Signing out ends the caller's session (sign out everywhere and a password change, all
+    // of the account's, or the others): a disposable one, of a spare account.
+    const signsOut = op.path.includes('/logout/') || op.path.includes('/logoutall/') || op.path.includes('/changepassword/')
+      || (op.path === '/accounts/session/' && op.method === 'DELETE');
     return caller !== 'anonymous' && signsOut ? 'disposable' : caller;
   }
 

@@ -196,6 +196,16 @@ const TABLE: Walk[] = [
       assert.equal((await f.ws.api[role].get('/accounts/checktoken/')).status, 200, `${role}: the other session goes on`);
     },
   })),
+  // --- the account's sessions and password (issue 14): any signed-in account, for itself
+  {
+    route: 'POST /accounts/logoutall/', note: 'a throwaway account (it ends every session of the account)', expect: E(200, 200, 200, 200, 200, 200, 200, 401),
+    path: () => '/accounts/logoutall/',
+    as: async (_f, role) => (role === 'anonymous' ? anonymous : new Api((await newUser('walkout')).token)),
+  },
+  {
+    route: 'POST /accounts/changepassword/', note: 'a wrong current password', expect: E(400, 400, 400, 400, 400, 400, 400, 401),
+    path: () => '/accounts/changepassword/', body: () => ({ current_password: 'not the password', new_password: 'correct horse battery staple' }),
+  },
   // --- the browser session (issue 13): the cookie's endpoints, with the token header here
   {
     route: 'POST /accounts/session/', expect: E(200, 200, 200, 200, 200, 200, 200, 200), path: () => '/accounts/session/',
@@ -594,6 +604,15 @@ const TABLE: Walk[] = [
     route: 'GET /notifications/notification/stream/', note: '?organization__sid= of A', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
     path: (f) => notificationPaths.stream({ organization__sid: orgA(f) }), call: streamAnswer,
   },
+  // --- the live grid (issue 14): active members of the table's organization; each event is filtered by project access
+  {
+    route: 'GET /tables/row/stream/', note: '?table__sid= of A', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f) => `/tables/row/stream/?table__sid=${f.ws.table.sid}`, call: streamAnswer,
+  },
+  {
+    route: 'GET /tables/row/stream/', note: "?project__sid= of A's project as well", expect: E(200, 200, 200, 200, 403, 403, 403, 401),
+    path: (f) => `/tables/row/stream/?table__sid=${f.ws.table.sid}&project__sid=${f.ws.project.sid}`, call: streamAnswer,
+  },
 ];
 
 async function inboxSids(api: Api, orgSid: string): Promise<string[]> {
@@ -645,7 +664,7 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
       && Object.values(body).every((m) => Array.isArray(m) && m.length > 0 && m.every((s) => typeof s === 'string'));
     return ok ? null : `expected field errors, got ${res.text}`;
   }
-  if (status === 200 && res.path.startsWith('/notifications/notification/stream/')) {
+  if (status === 200 && (res.path.startsWith('/notifications/notification/stream/') || res.path.startsWith('/tables/row/stream/'))) {
     return /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? null : 'expected an event stream';
   }
   if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;

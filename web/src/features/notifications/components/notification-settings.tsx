@@ -16,7 +16,7 @@ export const NOTIFICATION_SETTINGS = [
 
 export function NotificationSettings({ orgSid }: { orgSid: string }) {
   const session = useSession();
-  const me = useMyPersonnel(orgSid, session.data?.email ?? '');
+  const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
   const record = usePersonnelDetail(me.data?.sid ?? null);
   const update = useUpdatePersonnel(orgSid);
   const [saved, setSaved] = useState(false);
