@@ -20,6 +20,7 @@
 //                       (--quick: 30 s), every server process's RSS after each 10 s (quick: 5 s);
 //                       merged into the results file of the mode (latest.json / quick.json)
 //   --soak-seconds N    the soak's length
+//   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
@@ -50,6 +51,7 @@ const QUICK = argv.includes('--quick');
 const SKIP_EMBEDDED = argv.includes('--skip-embedded');
 const WAIT_QUIET = argv.includes('--wait-quiet');
 const SOAK = argv.includes('--soak');
+const WEB_ONLY = argv.includes('--web');
 const SOAK_SECONDS = argv.includes('--soak-seconds') ? Number(argv[argv.indexOf('--soak-seconds') + 1]) : QUICK ? 30 : 300;
 const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
 const WORKERS = Number(process.env.WORKERS || 2);
@@ -429,6 +431,26 @@ async function soakOnly() {
   log(`\nthe soak took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
 }
 
+/** `--web`: only the web app's step, on a fresh seed; merged into the mode's results file. */
+async function webOnly() {
+  log(`Records Service benchmark, the web app only (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+  cpu.start();
+  const machineInfo = await createDatabase();
+  const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
+  const seed = await seedService(service.base, service.dataDir);
+  log(`[${elapsed()}] the web app in Chromium`);
+  await quiet();
+  const frontend = await measureFrontend(seed, benchPool!, QUICK ? FRONTEND_QUICK : FRONTEND_FULL, log);
+  await service.managed.stop();
+  const results = previousResults() ?? { ...emptyResults(machineInfo), seconds: Math.round((Date.now() - started) / 1000) };
+  results.frontend = frontend;
+  results.targets = checkTargets(results);
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + render(results));
+  log(`\nthe web app's step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
+}
+
 async function main() {
   log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
   cpu.start();
@@ -625,7 +647,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(SOAK ? soakOnly() : main())
+(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

@@ -150,7 +150,8 @@ export class CpuMonitor {
       // "postgres: 15/main: <user> <database> <client> <state>" for a backend; shared processes have no database.
       const backend = /^postgres: (?:[^:]+: )?(\S+) (\S+) \S+\(\d+\)/.exec(title) ?? /^postgres: (?:[^:]+: )?(\S+) (\S+) \[local\]/.exec(title);
       if (!backend) return 'postgresql'; // checkpointer, WAL writer, autovacuum …
-      return database !== null && backend[2] === database ? 'postgresql' : null;
+      // The benchmark's database, and its own others (`<database>_limit`: the minimal transaction's).
+      return database !== null && (backend[2] === database || backend[2].startsWith(`${database}_`)) ? 'postgresql' : null;
     };
     for (const [pid, value] of ticks) {
       const known = this.ourTicks.get(pid);

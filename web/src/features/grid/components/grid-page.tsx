@@ -3,7 +3,7 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
 import { useSession } from '../../auth/api/session';
 import { useMyPersonnel } from '../../organizations/api/organizations';
@@ -15,6 +15,9 @@ import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow,
 import { liveStatusText, useLiveGrid } from '../api/live';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
+
+/** How long the view must rest before the pages in it are requested. */
+const VIEW_REST_MS = 100;
 
 const WRITE_ROLE = 'You need the Project Admin or Project Edit role in this project to change its rows.';
 const ADMIN_ROLE = "Only the project's Admins lock and archive rows.";
@@ -132,7 +135,14 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
   const updateRow = useUpdateRow(gridKey);
   const live = useLiveGrid(gridKey);
 
-  const onVisibleRange = useCallback((first: number, last: number) => setRange({ first, last }), []);
+  // The pages in view are fetched once the view rests for a moment: a fling through the
+  // table shows placeholders as it passes, without requesting every page it passes.
+  const restTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const onVisibleRange = useCallback((first: number, last: number) => {
+    clearTimeout(restTimer.current);
+    restTimer.current = setTimeout(() => setRange({ first, last }), VIEW_REST_MS);
+  }, []);
+  useEffect(() => () => clearTimeout(restTimer.current), []);
   const editBlock = (row: GridRow, column: GridColumn) => {
     if (!row.change_permission) return WRITE_ROLE;
     if (row.is_archived) return 'This row is archived: its cells cannot change.';
