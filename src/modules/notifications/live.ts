@@ -2,9 +2,9 @@
 // process's open streams by recipient. sendNotifications() emits with pg_notify inside
 // the sending transaction, so an event is heard only once it has committed, by every
 // process on the same PostgreSQL database (and, on PGlite, by this process).
-import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
+import { ChannelListener } from '../../core/listen.js';
 import { NOTIFICATION_CHANNEL, type LiveEvent } from './send.js';
 import { inboxesSince, type NotificationRow } from './repository.js';
 import { notificationListItem } from './serializers.js';
@@ -19,7 +19,6 @@ export interface Subscriber {
 }
 
 const RECENT = 200;
-const MAX_RETRY_MS = 10_000;
 const CATCH_UP_LIMIT = 500;
 
 /** A live event for a notification read from the database (catching up after a gap). */
@@ -37,13 +36,7 @@ export class LiveNotifications {
   private readonly byUser = new Map<string, Set<Subscriber>>();
   /** Sids recently written to each subscriber, so a catch-up never repeats an event. */
   private readonly recent = new WeakMap<Subscriber, Set<string>>();
-  private client: pg.Client | null = null;
-  private unlistenPglite: (() => Promise<void>) | null = null;
-  private retryMs = 250;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private stopped = true;
-  /** When the LISTEN connection was lost (ISO time), until it is back. */
-  private lostAt: string | null = null;
+  private readonly listener: ChannelListener;
 
   constructor(private readonly options: {
     database: Database;
@@ -51,29 +44,22 @@ export class LiveNotifications {
     log: FastifyBaseLogger;
     /** Called for every event this process hears (the mail worker is woken up for events with mail). */
     onEvent?: (event: LiveEvent) => void;
-  }) {}
+  }) {
+    this.listener = new ChannelListener({
+      channel: NOTIFICATION_CHANNEL, label: 'live notifications', ...options,
+      hear: (payload) => this.hear(payload),
+      onReconnect: (lostAt) => this.catchUp(lostAt),
+    });
+  }
 
   /** Starts listening; a database that does not answer yet is retried with back-off. */
-  async start(): Promise<void> {
-    this.stopped = false;
-    const { database } = this.options;
-    if (database.pglite) {
-      this.unlistenPglite = await database.pglite.listen(NOTIFICATION_CHANNEL, (payload) => this.hear(payload));
-      return;
-    }
-    await this.connect();
+  start(): Promise<void> {
+    return this.listener.start();
   }
 
   /** Stops listening (open streams are the routes' to close, before this). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
-    await this.unlistenPglite?.().catch(() => {});
-    this.unlistenPglite = null;
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   /** Registers an open stream; returns the function that removes it. */
@@ -115,50 +101,6 @@ export class LiveNotifications {
     }
     this.options.onEvent?.(event);
     for (const subscriber of this.byUser.get(event.user_sid) ?? []) this.deliverTo(subscriber, event);
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped || !this.options.databaseUrl) return;
-    const client = new pg.Client({ connectionString: this.options.databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 });
-    const lost = (err?: Error) => {
-      if (this.client !== client) return;
-      this.client = null;
-      this.lostAt ??= new Date().toISOString();
-      client.end().catch(() => {});
-      if (this.stopped) return;
-      this.options.log.warn({ error: err?.message, retryMs: this.retryMs }, 'live notifications: LISTEN connection lost; reconnecting');
-      this.scheduleReconnect();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel === NOTIFICATION_CHANNEL && message.payload) this.hear(message.payload);
-    });
-    this.client = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${NOTIFICATION_CHANNEL}`);
-    } catch (err) {
-      lost(err as Error);
-      return;
-    }
-    this.retryMs = 250;
-    if (this.lostAt) {
-      const since = this.lostAt;
-      this.lostAt = null;
-      await this.catchUp(since);
-    }
-  }
-
-  private scheduleReconnect() {
-    if (this.retryTimer || this.stopped) return;
-    const wait = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.connect();
-    }, wait);
-    this.retryTimer.unref();
   }
 
   /** After the LISTEN connection was back: what open streams may have missed meanwhile. */

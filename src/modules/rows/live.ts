@@ -2,10 +2,10 @@
 // emitted with pg_notify inside the write's transaction, so it is heard only once it has
 // committed, by every server process on the same PostgreSQL database (and, on PGlite, by
 // this process). One LISTEN per process fans each change out to the streams of its table.
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db } from '../../db/client.js';
+import { ChannelListener } from '../../core/listen.js';
 import { personnel } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 
@@ -13,7 +13,6 @@ import { isoTimestamp, personName } from '../../core/sql.js';
 export const RECORD_CHANNEL = 'records_rows';
 /** Cell data longer than this (bytes) is left out of an event (`data_omitted`): a pg_notify payload holds under 8000 bytes. */
 export const EVENT_DATA_LIMIT = 6_000;
-const MAX_RETRY_MS = 10_000;
 
 /** What a row change did (one change may do several). */
 export type RowChange = 'created' | 'renamed' | 'description' | 'locked' | 'unlocked' | 'archived' | 'unarchived';
@@ -89,34 +88,25 @@ export interface RecordSubscriber {
 /** The LISTEN of this process, fanning changes out to the open streams of each table. */
 export class RecordListener {
   private readonly byTable = new Map<string, Set<RecordSubscriber>>();
-  private client: pg.Client | null = null;
-  private unlistenPglite: (() => Promise<void>) | null = null;
-  private retryMs = 250;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private stopped = true;
-  private lost = false;
+  private readonly listener: ChannelListener;
 
-  constructor(private readonly options: { database: Database; databaseUrl: string | null; log: FastifyBaseLogger }) {}
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    const { database } = this.options;
-    if (database.pglite) {
-      this.unlistenPglite = await database.pglite.listen(RECORD_CHANNEL, (payload) => this.hear(payload));
-      return;
-    }
-    await this.connect();
+  constructor(private readonly options: { database: Database; databaseUrl: string | null; log: FastifyBaseLogger }) {
+    this.listener = new ChannelListener({
+      channel: RECORD_CHANNEL, label: 'record changes', ...options,
+      hear: (payload) => this.hear(payload),
+      // Changes may have been missed meanwhile: every open stream's client re-reads.
+      onReconnect: () => {
+        for (const set of this.byTable.values()) for (const subscriber of set) subscriber.resync();
+      },
+    });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
-    await this.unlistenPglite?.().catch(() => {});
-    this.unlistenPglite = null;
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   /** Registers an open stream; returns the function that removes it. */
@@ -139,48 +129,5 @@ export class RecordListener {
       return;
     }
     for (const subscriber of this.byTable.get(event.table) ?? []) subscriber.offer(event);
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped || !this.options.databaseUrl) return;
-    const client = new pg.Client({ connectionString: this.options.databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 });
-    const lost = (err?: Error) => {
-      if (this.client !== client) return;
-      this.client = null;
-      this.lost = true;
-      client.end().catch(() => {});
-      if (this.stopped) return;
-      this.options.log.warn({ error: err?.message, retryMs: this.retryMs }, 'record changes: LISTEN connection lost; reconnecting');
-      this.scheduleReconnect();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel === RECORD_CHANNEL && message.payload) this.hear(message.payload);
-    });
-    this.client = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${RECORD_CHANNEL}`);
-    } catch (err) {
-      lost(err as Error);
-      return;
-    }
-    this.retryMs = 250;
-    if (this.lost) {
-      this.lost = false;
-      for (const set of this.byTable.values()) for (const subscriber of set) subscriber.resync();
-    }
-  }
-
-  private scheduleReconnect() {
-    if (this.retryTimer || this.stopped) return;
-    const wait = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.connect();
-    }, wait);
-    this.retryTimer.unref();
   }
 }
