@@ -14,6 +14,7 @@ import { expectStatus } from '../helpers/assertions.ts';
 import { BASE_URL, DATA_DIR, DB_KIND } from '../helpers/env.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { readMail } from '../helpers/mail.ts';
+import { inbox } from '../helpers/notifications.ts';
 import { recordPaths } from '../helpers/records.ts';
 import {
   assertAccessible, assertKeyboardReachable, launchBrowser, newAccount, newPerson, newWorkspaceAt, pageProblems, screenshot,
@@ -323,4 +324,31 @@ describe('a member without the Admin role', () => {
     await adminPage.getByRole('link', { name: /From a member/ }).waitFor();
     assert.deepEqual(pageProblems(memberPage), []);
   });
+});
+
+test('recipients are searched on the server as one types, and a member @mentioned in the message receives it too', async () => {
+  const third = await newAccount(BASE_URL, 'notifthird', 'Katalin', 'Karikó');
+  expectStatus(await ws.admin.api.post(`/organizations/personnel/list/organization/${ws.org.sid}/detail/`, {
+    email: third.email, first_name: 'Katalin', last_name: 'Karikó',
+  }), 201);
+  const { context, page } = await newPerson(browser);
+  await signInContext(context, ws.admin);
+  await page.goto(`/o/${ws.org.sid}/notifications`);
+  await page.getByRole('button', { name: 'New message' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New message' });
+  // Typing asks the server (the personnel list's search), not a list loaded whole.
+  const searched = page.waitForRequest((r) => new URL(r.url()).searchParams.get('search') === 'hopp');
+  await dialog.getByLabel('Add a recipient by name').fill('hopp');
+  await searched;
+  await dialog.getByLabel('Add a recipient by name').press('Enter');
+  await dialog.getByRole('list', { name: 'Recipients' }).getByText('Grace Hopper').waitFor();
+  await dialog.getByLabel('Subject').fill('mRNA plates');
+  await dialog.getByLabel('Message', { exact: true }).fill(`Grace, and @${third.email} too: the plates are in.`);
+  await dialog.getByText('Also to the members mentioned: Katalin Karikó.').waitFor();
+  await dialog.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('status').filter({ hasText: 'Sent “mRNA plates”.' }).waitFor();
+  const theirs = (await inbox(third.api, ws.org.sid)).filter((n) => n.name === 'mRNA plates');
+  assert.equal(theirs.length, 1, 'the member mentioned received it');
+  assert.deepEqual(pageProblems(page), []);
+  await context.close();
 });

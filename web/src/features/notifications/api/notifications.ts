@@ -5,7 +5,6 @@
 // brings new ones in (see live.ts).
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
 import type { paths } from '../../../lib/api/schema';
 
 export const INBOX_PAGE_SIZE = 20;
@@ -148,26 +147,39 @@ export interface PersonChoice {
   email: string;
 }
 
+/** How many suggestions a search for recipients shows. */
+export const RECIPIENT_SUGGESTIONS = 20;
+
 /**
- * Every active member of the organization, for choosing recipients by name (fetched in
- * pages of 100 when the composer opens, then kept for a few minutes).
+ * Active members whose name or email contains `text` (the personnel list's `search`, on
+ * the server: an organization of any size is never loaded whole), for choosing recipients.
  */
-export function useRecipientChoices(orgSid: string, enabled: boolean) {
-  return useQuery({
-    queryKey: ['recipient-choices', orgSid],
-    enabled,
-    staleTime: 5 * 60_000,
+export const recipientSearch = (orgSid: string, text: string) =>
+  queryOptions({
+    queryKey: ['recipient-choices', orgSid, text],
+    staleTime: 60_000,
     queryFn: async (): Promise<PersonChoice[]> => {
-      const people: PersonChoice[] = [];
-      for (let page = 1; ; page += 1) {
-        const found = await unwrap(
-          api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
-            params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: MAX_PAGE_SIZE } },
-          }),
-        );
-        for (const person of found.results) if (!person.is_archived) people.push({ sid: person.sid, name: person.name, email: person.email });
-        if (!found.next) return people;
-      }
+      const found = await unwrap(
+        api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { search: text, page_size: RECIPIENT_SUGGESTIONS } },
+        }),
+      );
+      return found.results.filter((person) => !person.is_archived).map((person) => ({ sid: person.sid, name: person.name, email: person.email }));
     },
   });
+
+/** The suggestions for what is typed (none for nothing typed). */
+export function useRecipientChoices(orgSid: string, text: string) {
+  return useQuery({ ...recipientSearch(orgSid, text), enabled: text.length > 0, placeholderData: keepPreviousData });
 }
+
+/** One member by personnel sid, as a recipient (null when not an active member the caller can see). */
+export const recipientBySid = (sid: string) =>
+  queryOptions({
+    queryKey: ['recipient-by-sid', sid],
+    staleTime: 60_000,
+    queryFn: async (): Promise<PersonChoice | null> => {
+      const { data } = await api.GET('/organizations/personnel/detail/{sid}/', { params: { path: { sid } } });
+      return data && !data.is_archived ? { sid: data.sid, name: data.name, email: data.email } : null;
+    },
+  });

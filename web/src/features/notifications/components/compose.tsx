@@ -1,22 +1,50 @@
 // Writing a notification: recipients chosen by name from the organization's members (a
-// native input with suggestions: typing filters them, Enter or "Add" takes one), a subject,
-// a message, and whether to email it. A member mentioned in the message the way cells
-// mention (@ and their email, or @ and their personnel sid) receives it too.
+// native input with suggestions, searched on the server as one types: Enter or "Add" takes
+// one), a subject, a message, and whether to email it. A member mentioned in the message
+// the way cells mention (@ and their email, or @ and their personnel sid) receives it too.
+import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Button, Checkbox, ErrorMessage, Notice, TextArea, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { useRecipientChoices, useSendNotification, type NotificationDetail, type PersonChoice } from '../api/notifications';
+import { useSearchDraft } from '../../../lib/search-draft';
+import { recipientBySid, recipientSearch, useRecipientChoices, useSendNotification, type NotificationDetail, type PersonChoice } from '../api/notifications';
 
 // As the service reads mentions (src/modules/notifications/mentions.ts): "@" not preceded by a character of an address.
 const SID_MENTION = /(?<![0-9A-Za-z@._%+-])@([0-9A-Za-z]{16})(?![0-9A-Za-z@._%+-])/g;
 const EMAIL_MENTION = /(?<![0-9A-Za-z@._%+-])@([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
 
-/** The members a text mentions. */
-export function mentionedIn(text: string, people: PersonChoice[]): PersonChoice[] {
-  if (!text.includes('@')) return [];
-  const sids = new Set([...text.matchAll(SID_MENTION)].map((m) => m[1]));
-  const emails = new Set([...text.matchAll(EMAIL_MENTION)].map((m) => m[1].toLowerCase()));
-  return people.filter((p) => sids.has(p.sid) || emails.has(p.email.toLowerCase()));
+/** The personnel sids and emails a text mentions. */
+function mentionsIn(text: string): { sids: string[]; emails: string[] } {
+  if (!text.includes('@')) return { sids: [], emails: [] };
+  return {
+    sids: [...new Set([...text.matchAll(SID_MENTION)].map((m) => m[1]))],
+    emails: [...new Set([...text.matchAll(EMAIL_MENTION)].map((m) => m[1].toLowerCase()))],
+  };
+}
+
+/** The members a text mentions, each found on the server (by sid, or by searching their email). */
+function useMentioned(orgSid: string, text: string): PersonChoice[] {
+  const { sids, emails } = mentionsIn(text);
+  const bySid = useQueries({ queries: sids.map((sid) => recipientBySid(sid)) });
+  const byEmail = useQueries({ queries: emails.map((email) => recipientSearch(orgSid, email)) });
+  const found: PersonChoice[] = [];
+  for (const q of bySid) if (q.data) found.push(q.data);
+  for (const [i, q] of byEmail.entries()) {
+    const person = q.data?.find((p) => p.email.toLowerCase() === emails[i]);
+    if (person) found.push(person);
+  }
+  return found.filter((p, i) => found.findIndex((o) => o.sid === p.sid) === i);
+}
+
+/** The one member `text` names among `choices`: a suggestion's label, an email, or a name (whole, or a part only one has). */
+function pick(text: string, choices: PersonChoice[]): PersonChoice | undefined {
+  const only = (list: PersonChoice[]) => (list.length === 1 ? list[0] : undefined);
+  return (
+    choices.find((p) => choiceLabel(p).toLowerCase() === text) ??
+    choices.find((p) => p.email.toLowerCase() === text) ??
+    only(choices.filter((p) => p.name.toLowerCase() === text)) ??
+    only(choices.filter((p) => p.name.toLowerCase().includes(text)))
+  );
 }
 
 const choiceLabel = (person: PersonChoice) => `${person.name} (${person.email})`;
@@ -30,28 +58,32 @@ interface ComposeProps {
 }
 
 export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
-  const people = useRecipientChoices(orgSid, true);
+  const queryClient = useQueryClient();
   const send = useSendNotification(orgSid);
   const listId = useId();
   const [to, setTo] = useState<PersonChoice[]>(replyTo?.From ? [{ sid: replyTo.From.sid, name: replyTo.From.name, email: '' }] : []);
-  const [draft, setDraft] = useState('');
+  // The suggestions follow what is typed, asked of the server once typing pauses.
+  const [searched, setSearched] = useState('');
+  const [draft, setDraft] = useSearchDraft(searched, setSearched);
+  const people = useRecipientChoices(orgSid, searched.trim());
   const [pickError, setPickError] = useState<string | null>(null);
   const [body, setBody] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const choices = people.data ?? [];
+  const choices = searched.trim() ? (people.data ?? []) : [];
 
-  const add = () => {
+  const add = async () => {
     const text = draft.trim().toLowerCase();
     if (!text) return;
-    if (!people.data) {
-      setPickError('The members are still loading: try again in a moment.');
-      return;
+    // A suggestion taken as it is shown; anything else typed is searched for now.
+    let found = pick(text, choices);
+    if (!found) {
+      try {
+        found = pick(text, await queryClient.fetchQuery(recipientSearch(orgSid, draft.trim())));
+      } catch (error) {
+        setPickError(error instanceof Error ? error.message : String(error));
+        return;
+      }
     }
-    const found =
-      choices.find((p) => choiceLabel(p).toLowerCase() === text) ??
-      choices.find((p) => p.email.toLowerCase() === text) ??
-      (choices.filter((p) => p.name.toLowerCase() === text).length === 1 ? choices.find((p) => p.name.toLowerCase() === text) : undefined) ??
-      (choices.filter((p) => p.name.toLowerCase().includes(text)).length === 1 ? choices.find((p) => p.name.toLowerCase().includes(text)) : undefined);
     if (!found) {
       setPickError(`No single member matches "${draft.trim()}": choose one from the suggestions.`);
       return;
@@ -63,10 +95,10 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') {
       event.preventDefault();
-      add();
+      void add();
     }
   };
-  const mentioned = mentionedIn(body, choices).filter((p) => !to.some((t) => t.sid === p.sid));
+  const mentioned = useMentioned(orgSid, body).filter((p) => !to.some((t) => t.sid === p.sid));
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -121,9 +153,9 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
             onChange={(event) => setDraft(event.target.value)}
             onKeyDown={onKeyDown}
             errors={pickError ? [pickError] : fields.to}
-            hint={people.isPending ? 'Loading the members…' : 'Type a name; Enter adds the suggestion.'}
+            hint="Type a name; Enter adds the suggestion."
           />
-          <Button onClick={add}>Add recipient</Button>
+          <Button onClick={() => void add()}>Add recipient</Button>
         </div>
         <datalist id={listId}>
           {choices.map((person) => (
