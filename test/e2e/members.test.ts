@@ -172,3 +172,32 @@ test('a forgotten password is reset through the emailed link, which opens the ap
   assert.deepEqual(pageProblems(page), []);
   await context.close();
 });
+
+test('in an organization of more than 100 people, the project member picker finds anyone by name, on the server', async () => {
+  const big = await newWorkspaceAt(BASE_URL, 'bigorg');
+  const people = Array.from({ length: 120 }, (_, i) => ({
+    email: `person${i}.${big.org.sid.toLowerCase()}@lab.example`, first_name: `Person${String(i).padStart(3, '0')}`, last_name: 'Bench',
+  }));
+  for (const batch of [people.slice(0, 100), people.slice(100)]) {
+    expectStatus(await big.admin.api.post(`/organizations/personnel/list/organization/${big.org.sid}/detail/`, batch), 201);
+  }
+  const { context, page } = await newPerson(browser);
+  await signInContext(context, big.admin);
+  await page.goto(`/o/${big.org.sid}/projects/${big.project.sid}`);
+  const find = page.getByRole('searchbox', { name: 'Find a person' });
+  await find.waitFor();
+  await page.getByText('121 people: the first 100 are listed; type a name or email to find others.').waitFor();
+  // Person119 was added last: not among the first 100.
+  assert.equal(await page.getByLabel('Person', { exact: true }).locator('option', { hasText: 'Person119 Bench' }).count(), 0);
+  const searched = page.waitForRequest((r) => new URL(r.url()).searchParams.get('search') === 'person119');
+  await find.fill('person119');
+  await searched;
+  await page.getByText('1 found.').waitFor();
+  await page.getByLabel('Person', { exact: true }).selectOption({ label: 'Person119 Bench' });
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Project View' });
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.getByLabel('Role of Person119 Bench').waitFor();
+  await assertAccessible(page, 'project member picker in a large organization');
+  assert.deepEqual(pageProblems(page), []);
+  await context.close();
+});

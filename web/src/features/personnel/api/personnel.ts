@@ -26,14 +26,18 @@ export function usePersonnel(orgSid: string, page = 1, search = '') {
   return useQuery(personnelQuery(orgSid, page, PERSONNEL_PAGE_SIZE, search));
 }
 
-/** The first 100 personnel in the name shape (for choosing a project member). */
-export function usePersonnelNames(orgSid: string) {
+/**
+ * Up to 100 personnel in the name shape, those whose name or email contains `search` (all
+ * when empty), for choosing someone; `count` says how many there are in all.
+ */
+export function usePersonnelNames(orgSid: string, search = '') {
   return useQuery({
-    queryKey: ['personnel-names', orgSid],
+    queryKey: ['personnel-names', orgSid, search],
+    placeholderData: keepPreviousData,
     queryFn: () =>
       unwrap(
         api.GET('/organizations/personnel/list/{level}/{sid}/name/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE } },
+          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE, ...(search ? { search } : {}) } },
         }),
       ),
   });

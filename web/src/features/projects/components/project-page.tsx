@@ -2,8 +2,9 @@
 // a member, and the tables whose rows it holds.
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { Button, ErrorMessage, Loading, Pager, TableFrame } from '../../../components/ui';
+import { Button, ErrorMessage, Loading, Pager, TableFrame, TextField } from '../../../components/ui';
 import { usePersonnelNames } from '../../personnel/api/personnel';
+import { useSearchDraft } from '../../../lib/search-draft';
 import { useTables } from '../../tables/api/tables';
 import {
   useAddProjectMember,
@@ -128,8 +129,13 @@ function Members({ orgSid, projectSid }: { orgSid: string; projectSid: string })
 }
 
 function AddMember({ orgSid, projectSid }: { orgSid: string; projectSid: string }) {
-  const people = usePersonnelNames(orgSid);
+  // The list offers 100 people at most: in a larger organization, typing narrows it (on the server).
+  const [search, setSearch] = useState('');
+  const [draft, setDraft] = useSearchDraft(search, setSearch);
+  const people = usePersonnelNames(orgSid, search.trim());
   const add = useAddProjectMember(projectSid);
+  const shown = people.data?.results.length ?? 0;
+  const total = people.data?.count ?? 0;
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -137,6 +143,15 @@ function AddMember({ orgSid, projectSid }: { orgSid: string; projectSid: string 
   };
   return (
     <form onSubmit={onSubmit} className="form form-inline" aria-label="Add project member">
+      {search || total > shown ? (
+        <TextField
+          label="Find a person"
+          type="search"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          hint={search ? `${total} found${total > shown ? `, the first ${shown} listed` : ''}.` : `${total} people: the first ${shown} are listed; type a name or email to find others.`}
+        />
+      ) : null}
       <div className="field">
         <label htmlFor="member-personnel">Person</label>
         <select id="member-personnel" name="personnel" required>
