@@ -7,7 +7,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DATA_DIR, DB_KIND, INITIAL_CREDITS, PROJECT_ROOT, SALES_CONTACT, TEST_DATABASE_URL } from './env.ts';
+import { after, before } from 'node:test';
+import { BASE_URL, DATA_DIR, DB_KIND, INITIAL_CREDITS, PROJECT_ROOT, SALES_CONTACT, TEST_DATABASE_URL } from './env.ts';
+import type { Api } from './http.ts';
 
 /** Service variables never inherited from the caller's environment: a server gets only what it is given. */
 export const SERVICE_VARIABLES = [
@@ -283,4 +285,29 @@ async function launch(options: ServerOptions): Promise<RunningServer> {
     }
     await sleep(200);
   }
+}
+
+/** The servers a test file spreads its requests over, and `api` talking to the i-th of them, round robin. */
+export interface ServerSpread {
+  urls: string[];
+  through(api: Api, i: number): Api;
+}
+
+/**
+ * Registers the file's hooks that start, on PostgreSQL, a second server process on the
+ * harness's database (stopped after the file), so that racing requests meet in the
+ * database, not in one process; on PGlite the harness's server serves alone.
+ */
+export function spreadOverServers(): ServerSpread {
+  const urls = [BASE_URL];
+  let second: RunningServer | null = null;
+  before(async () => {
+    if (DB_KIND !== 'postgres') return;
+    second = await startServer();
+    urls.push(second.baseUrl);
+  });
+  after(async () => {
+    await second?.stop();
+  });
+  return { urls, through: (api, i) => api.at(urls[i % urls.length]) };
 }

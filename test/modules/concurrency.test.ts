@@ -5,32 +5,17 @@
 // processes (the harness's server, itself two workers, and one started here).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, DB_KIND, SALES_CONTACT } from '../helpers/env.ts';
-import { describeAnswer, type Answer, type Api } from '../helpers/http.ts';
+import { DB_KIND, SALES_CONTACT } from '../helpers/env.ts';
+import { describeAnswer, type Answer } from '../helpers/http.ts';
 import { expectStatus } from '../helpers/assertions.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { spreadOverServers } from '../helpers/server.ts';
 import {
   assertIntactChain, cents, createCell, createRow, listCells, listLedger, listVersions, newWorkspace, patchCell, postCell, readCredits,
   recomputeHash, recordPaths, verifyRow, type Workspace,
 } from '../helpers/records.ts';
 
-let second: RunningServer | null = null;
-/** The servers writes are spread over: on PostgreSQL the harness's and a second process on the same database. */
-let servers: string[] = [BASE_URL];
-
-before(async () => {
-  if (DB_KIND === 'postgres') {
-    second = await startServer();
-    servers = [BASE_URL, second.baseUrl];
-  }
-});
-
-after(async () => {
-  await second?.stop();
-});
-
-/** The caller `api` talking to the i-th server, round robin. */
-const through = (api: Api, i: number) => api.at(servers[i % servers.length]);
+/** On PostgreSQL the harness's server and a second process on the same database. */
+const { urls: servers, through } = spreadOverServers();
 
 describe('20 cell writes race on one organization\'s last credits', () => {
   test('price 0.10, credits 1.00: exactly 10 succeed, 10 get the credits 406, balance $0.00, 10 ledger debits, versions match', async () => {

@@ -7,10 +7,9 @@
 // one started here).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, DB_KIND } from '../helpers/env.ts';
 import { describeAnswer, type Answer, type Api } from '../helpers/http.ts';
 import { expectDetail, expectStatus } from '../helpers/assertions.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { spreadOverServers } from '../helpers/server.ts';
 import { addMember, newOrganization } from '../helpers/factories.ts';
 import { countVersions, createCell, listPath, readRow, newWorkspace, recordPaths, type Workspace } from '../helpers/records.ts';
 import { withQuery, type Query } from '../helpers/http.ts';
@@ -23,21 +22,8 @@ const CHANGED = 'The record changed since you read it: GET it again and retry wi
 const ROWS = 10;
 const ROUNDS = 20; // ROWS × ROUNDS interleavings per kind of writer
 
-let second: RunningServer | null = null;
-let servers: string[] = [BASE_URL];
-
-before(async () => {
-  if (DB_KIND === 'postgres') {
-    second = await startServer();
-    servers = [BASE_URL, second.baseUrl];
-  }
-});
-
-after(async () => {
-  await second?.stop();
-});
-
-const through = (api: Api, i: number) => api.at(servers[i % servers.length]);
+/** On PostgreSQL the harness's server and a second process on the same database. */
+const { urls: servers, through } = spreadOverServers();
 
 /** Sets the cell's data (no If-Match) and returns the ETag its answer carries: the cell as it now is. */
 async function setCell(api: Api, cellSid: string, data: string): Promise<string> {

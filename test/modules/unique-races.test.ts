@@ -2,32 +2,18 @@
 // that each would create the same unique value gets exactly one success and, for every
 // other request, the rule's 4xx (never a 500), and leaves exactly one record. On
 // PostgreSQL the burst is spread over two server processes.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPeerAddress, signInFrom } from '../helpers/peer.ts';
-import { BASE_URL, DB_KIND } from '../helpers/env.ts';
-import { anonymous, describeAnswer, type Answer, type Api } from '../helpers/http.ts';
+import { anonymous, describeAnswer, type Answer } from '../helpers/http.ts';
 import { expectStatus } from '../helpers/assertions.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
-import { PATHS, authenticate, listPersonnel, newOrganization, paths, strongPassword, unique, uniqueEmail } from '../helpers/factories.ts';
+import { spreadOverServers } from '../helpers/server.ts';
+import { PATHS, listPersonnel, newOrganization, paths, strongPassword, unique, uniqueEmail } from '../helpers/factories.ts';
 import { createRow, listCells, listPath, newWorkspace, readAll, recordPaths, type Workspace } from '../helpers/records.ts';
 
 const BURST = 12;
-let second: RunningServer | null = null;
-let servers: string[] = [BASE_URL];
-
-before(async () => {
-  if (DB_KIND === 'postgres') {
-    second = await startServer();
-    servers = [BASE_URL, second.baseUrl];
-  }
-});
-
-after(async () => {
-  await second?.stop();
-});
-
-const through = (api: Api, i: number) => api.at(servers[i % servers.length]);
+/** On PostgreSQL the harness's server and a second process on the same database. */
+const { urls: servers, through } = spreadOverServers();
 
 /** Exactly one answer `status`; every other a 400 naming `field` with one of `messages`. Returns the winner. */
 function oneWinner(answers: Answer[], status: number, field: string, messages: string[]): Answer {

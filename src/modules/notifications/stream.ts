@@ -16,7 +16,7 @@ import { findNotification, inboxesSince } from './repository.js';
 import { StreamQuery } from './schemas.js';
 import { activeMember } from '../../core/rules.js';
 import { Periodic } from '../../jobs/periodic.js';
-import { validStreamCredentials } from '../../core/event-stream.js';
+import { EVENT_STREAM_HEADERS, validStreamCredentials } from '../../core/event-stream.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** A client that reads slower than this much pending output is dropped (it reconnects and catches up). */
@@ -39,17 +39,6 @@ interface OpenStream {
   /** Ends the stream, telling the client why first. */
   end(reason: string): void;
 }
-
-const HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-};
 
 /** The organizations where the user is an active member today. */
 async function activeOrganizations(ctx: AppContext, userSid: string): Promise<string[]> {
@@ -138,7 +127,7 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
 
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { ...HEADERS, 'x-request-id': String(request.id) });
+    res.writeHead(200, { ...EVENT_STREAM_HEADERS, 'x-request-id': String(request.id) });
     res.write('retry: 3000\n: connected\n\n');
 
     let closed = false;
