@@ -143,6 +143,8 @@ describe('a new person, from sign-up to a verified chain', () => {
     await page.keyboard.press('Tab');
     await page.getByText('A write to Absorbance costs $0.50.').waitFor();
     await cell('Sample 1', 'Absorbance').waitFor();
+    // The value shows (a refetch of the page started by the rows just added may land first).
+    await cell('Sample 1', 'Sample name').filter({ hasText: /^Alpha$/ }).waitFor();
     assert.equal(await cell('Sample 1', 'Sample name').textContent(), 'Alpha');
     await page.keyboard.press('Enter');
     const editor = page.getByRole('textbox', { name: 'Absorbance of Sample 1' });
