@@ -15,7 +15,8 @@
 //   --quick             one 3 s run per scenario at 10 connections, a smaller seed
 //   --out FILE          where to write the results
 //   --skip-embedded     leave out the embedded database
-//   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the service's processes (profiling: '--cpu-prof --cpu-prof-dir=DIR')
+//   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the service's processes (Node 20 refuses --cpu-prof there:
+//                       profile with bench/profile.ts, which passes it on the command line)
 //   --soak              only the soak (bench/soak.ts): scenario 2 at 10 connections for 300 s
 //                       (--quick: 30 s), every server process's RSS after each 10 s (quick: 5 s);
 //                       merged into the results file of the mode (latest.json / quick.json)
@@ -135,7 +136,7 @@ function serviceEnv(port: number, options: { databaseUrl: string | null; workers
   };
   for (const name of ['DATABASE_URL', 'SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
-  // For profiling the servers, e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  // E.g. BENCH_SERVER_NODE_OPTIONS='--max-semi-space-size=16'; for CPU profiles see bench/profile.ts.
   if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
   return env;
 }

@@ -11,6 +11,14 @@ export interface Statement {
   sql: string;
   /** the values bound to $1, $2 … (text format; null for NULL or a binary value) */
   params?: (string | null)[];
+  /** the round trip it was sent in (an index into `trips`) */
+  trip?: number;
+}
+
+/** One round trip: from the Query or Sync message to the server's ReadyForQuery. */
+export interface Trip {
+  /** milliseconds until ReadyForQuery (NaN while waiting) */
+  ms: number;
 }
 
 export class WireCounter {
@@ -20,6 +28,8 @@ export class WireCounter {
   statements: Statement[] = [];
   /** Round trips since the last reset: Query messages plus Sync messages. */
   roundTrips = 0;
+  /** Every round trip since the last reset, timed: what PostgreSQL (with the loopback) took. */
+  trips: Trip[] = [];
 
   private constructor(server: net.Server, readonly port: number) {
     this.server = server;
@@ -37,6 +47,7 @@ export class WireCounter {
   reset(): void {
     this.statements = [];
     this.roundTrips = 0;
+    this.trips = [];
   }
 
   async close(): Promise<void> {
@@ -53,6 +64,16 @@ export class WireCounter {
     // Statement texts by name ('' is the unnamed one), and what the next Execute runs.
     const prepared = new Map<string, string>();
     let bound: { sql: string; params: (string | null)[] } = { sql: '', params: [] };
+    // Round trips of this connection waiting for their ReadyForQuery, oldest first.
+    const waiting: Array<{ trip: Trip; t0: bigint }> = [];
+    let sslAnswerPending = false;
+    const openTrip = () => {
+      const trip: Trip = { ms: NaN };
+      this.trips.push(trip);
+      waiting.push({ trip, t0: process.hrtime.bigint() });
+      return this.trips.length - 1;
+    };
+    const pendingExtended: number[] = []; // statements executed since the last Sync: theirs is the next trip
     client.on('data', (chunk) => {
       upstream.write(chunk);
       buffer = Buffer.concat([buffer, chunk]);
@@ -65,6 +86,7 @@ export class WireCounter {
           const code = buffer.readInt32BE(4);
           buffer = buffer.subarray(length);
           if (code !== 80877103) started = true; // 80877103: SSLRequest, answered before the real startup
+          else sslAnswerPending = true;
           continue;
         }
         if (buffer.length < 5) break;
@@ -74,7 +96,7 @@ export class WireCounter {
         const payload = buffer.subarray(5, 1 + length);
         buffer = buffer.subarray(1 + length);
         if (type === 'Q') {
-          this.statements.push({ kind: 'simple', sql: cstring(payload, 0) });
+          this.statements.push({ kind: 'simple', sql: cstring(payload, 0), trip: openTrip() });
           this.roundTrips += 1;
         } else if (type === 'P') {
           const name = cstring(payload, 0);
@@ -83,12 +105,33 @@ export class WireCounter {
           bound = bind(payload, prepared);
         } else if (type === 'E') {
           this.statements.push({ kind: 'extended', sql: bound.sql, params: bound.params });
+          pendingExtended.push(this.statements.length - 1);
         } else if (type === 'S') {
           this.roundTrips += 1;
+          const trip = openTrip();
+          for (const index of pendingExtended.splice(0)) this.statements[index].trip = trip;
         }
       }
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    // The server's side, read only for ReadyForQuery ('Z'), which ends a round trip.
+    let answer = Buffer.alloc(0);
+    upstream.on('data', (chunk) => {
+      client.write(chunk);
+      answer = Buffer.concat([answer, chunk]);
+      if (sslAnswerPending && answer.length >= 1) {
+        answer = answer.subarray(1); // 'N' or 'S': one byte, no length
+        sslAnswerPending = false;
+      }
+      while (answer.length >= 5) {
+        const length = answer.readInt32BE(1);
+        if (answer.length < 1 + length) break;
+        if (answer[0] === 0x5a /* Z */ && started) {
+          const done = waiting.shift();
+          if (done) done.trip.ms = Number(process.hrtime.bigint() - done.t0) / 1e6;
+        }
+        answer = answer.subarray(1 + length);
+      }
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
