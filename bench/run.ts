@@ -40,7 +40,8 @@ import { pgbenchRun, type PgbenchRun } from './limits/pgbench.js';
 import { measureInRounds, type Contender, type Measured } from './lib/rounds.js';
 import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, probeNotifications, type SeededPostgres } from './seed.js';
 import {
-  cellList, cellPatch, cellPatchEmbedded, inboxList, notificationPost, personnelList, rowList, versionList, type Scenario,
+  cellList, cellPatch, cellPatchEmbedded, cellPost, gridList, inboxList, notificationPost, personnelList, rowList, stepList, versionList,
+  workflowList, type Scenario,
 } from './scenarios.js';
 import { listStatements, measurePageCost, type ListStatements } from './page-cost.js';
 import { soak } from './soak.js';
@@ -488,8 +489,8 @@ async function main() {
   results.seed = { postgresql: { ...SIZE, seconds: seed.seconds } };
 
   const scenarios: Scenario[] = [
-    personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellList(seed), versionList(seed),
-    rowList(seed, 'small'), rowList(seed, 'big'),
+    personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellPost(seed), cellList(seed), versionList(seed),
+    rowList(seed, 'small'), rowList(seed, 'big'), gridList(seed), workflowList(seed), stepList(seed),
   ];
   // Scenario 7's deeper page, timed in PostgreSQL only: page 50, or the small table's last page.
   const deepPage = Math.min(50, Math.ceil(seed.smallTable.rows / 10));

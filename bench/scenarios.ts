@@ -131,3 +131,58 @@ export function inboxList(seed: SeededPostgres): Scenario {
     limit: 'select1',
   };
 }
+
+/**
+ * Scenario 2b: POST a cell into an empty cell of table 3 (a version and a debit each);
+ * every request fills the next one, row by row, so none is refused as already there.
+ */
+export function cellPost(seed: SeededPostgres): Scenario {
+  const columns = seed.size.columnsPerTable;
+  let next = 0;
+  const slot = () => {
+    const n = next % (seed.postTable.rows * columns);
+    next += 1;
+    return { row: sid('rwp', 1 + Math.floor(n / columns)), column: sid('col', 300 + 1 + (n % columns)) };
+  };
+  const request = () => {
+    const { row, column } = slot();
+    return { path: `/tables/cell/list/organization/${seed.orgSid}/detail/?row__sid=${row}`, body: JSON.stringify({ column, data: `posted ${(counter += 1)}` }) };
+  };
+  const first = request();
+  return {
+    id: '2-cell-post',
+    title: 'cell POST into an empty cell',
+    spec: { method: 'POST', path: first.path, headers: auth(seed), body: first.body, setup: request },
+    limit: 'pgbench',
+  };
+}
+
+/** Scenario 8a: the grid endpoint of the web app, page 1 of the 1,000-row table, each row with its cells. */
+export function gridList(seed: SeededPostgres): Scenario {
+  return {
+    id: '8-grid',
+    title: `grid of the ${seed.smallTable.rows.toLocaleString('en')}-row table, page 1 (rows with their cells)`,
+    spec: { method: 'GET', path: `/tables/row/list/table/${seed.smallTable.sid}/grid/`, headers: auth(seed) },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 8b: the organization's workflows, page 1. */
+export function workflowList(seed: SeededPostgres): Scenario {
+  return {
+    id: '8-workflow-list',
+    title: `workflow list, list shape, page 1 of ${seed.size.workflows}`,
+    spec: { method: 'GET', path: `/tables/workflow/list/organization/${seed.orgSid}/list/`, headers: auth(seed) },
+    limit: 'select1',
+  };
+}
+
+/** Scenario 8c: the steps of a workflow, in order. */
+export function stepList(seed: SeededPostgres): Scenario {
+  return {
+    id: '8-step-list',
+    title: `step list of a workflow (${seed.size.stepsPerWorkflow} steps), list shape`,
+    spec: { method: 'GET', path: `/tables/step/list/organization/${seed.orgSid}/list/?workflow__sid=${seed.workflowSid}`, headers: auth(seed) },
+    limit: 'select1',
+  };
+}

@@ -28,13 +28,20 @@ export interface SeedSize {
   longRowVersions: number;
   /** personnel (from number 1) given a session token, to read their notification inbox */
   recipients: number;
+  /** rows of table 3 without cells: every cell POST of the benchmark fills one of their empty cells */
+  postRows: number;
+  /** workflows of the organization (page 1 of their list is measured) and steps of the first one */
+  workflows: number;
+  stepsPerWorkflow: number;
 }
 
 export const FULL_SIZE: SeedSize = {
   personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 100_000, smallTableRows: 1_000, longRowVersions: 10_000, recipients: 10,
+  postRows: 20_000, workflows: 30, stepsPerWorkflow: 10,
 };
 export const QUICK_SIZE: SeedSize = {
   personnel: 1000, projects: 20, tables: 3, columnsPerTable: 5, rows: 10_000, smallTableRows: 100, longRowVersions: 2_000, recipients: 10,
+  postRows: 2_000, workflows: 30, stepsPerWorkflow: 10,
 };
 
 /** The predictable sid of a seeded record: `sid('row', 42)` → 'row0000000000042'. */
@@ -68,6 +75,10 @@ export interface SeededPostgres extends Organization {
   /** table 1 (size.smallTableRows rows) and table 2 (the rest, and the long row) */
   smallTable: { sid: string; rows: number };
   bigTable: { sid: string; rows: number };
+  /** table 3: `size.postRows` rows ('rwp' sids) without cells, for cell POSTs */
+  postTable: { sid: string; rows: number };
+  /** the first workflow, whose `size.stepsPerWorkflow` steps are listed */
+  workflowSid: string;
   recipients: Recipient[];
   seconds: { http: number; bulk: number; versions: number; vacuum: number; total: number };
 }
@@ -194,6 +205,10 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   await q(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
     SELECT ${sqlSid('lnc', 'c')}, $1, '${sid('lng', 1)}', ${sqlSid('col', '200 + c')}, $2, 'reading 0', $3, $3
       FROM generate_series(1, $4::int) c`, [orgSid, widgetSid, admin, size.columnsPerTable]);
+  // Table 3: rows without cells (project 1), whose empty cells the cell POSTs fill.
+  await bulk(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
+    SELECT ${sqlSid('rwp', 'n')}, $2, '${sid('tbl', 3)}', '${sid('prj', 1)}', 'Empty ' || n, 'Cells are posted into it.', $3
+      FROM generate_series(1, $1::int) n`, [size.postRows, orgSid, admin]);
   const bulkDone = Date.now();
   log(`  bulk insert: ${((bulkDone - httpDone) / 1000).toFixed(1)} s`);
 
@@ -212,7 +227,10 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
         PERFORM records_append_version(${sqlSid('vlg', 'i')}, '${lng}', '${admin}', 'Changed the cell of Column ' || (((i - 2) % ${size.columnsPerTable}) + 1));
       END LOOP;
     END $$`);
-  await Promise.all([firstVersions(1, half), firstVersions(half + 1, size.rows), longHistory]);
+  const postRowVersions = bulk(`SELECT count(*) FROM (
+      SELECT records_append_version(${sqlSid('vrp', 'n')}, ${sqlSid('rwp', 'n')}, $2, 'Created the row') FROM generate_series(1, $1::int) n) s`,
+  [size.postRows, admin]);
+  await Promise.all([firstVersions(1, half), firstVersions(half + 1, size.rows), longHistory, postRowVersions]);
   const versionsDone = Date.now();
   log(`  versions: ${((versionsDone - bulkDone) / 1000).toFixed(1)} s`);
 
@@ -225,6 +243,18 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
     recipients.push({ sid: sid('per', i), name: `First${i} Last${i}`, token });
   }
 
+  // Workflows with wait steps, through HTTP (the service validates a step's data).
+  let workflowSid = '';
+  for (let w = 1; w <= size.workflows; w += 1) {
+    const workflow = await expect(base, 201, 'POST', `/tables/workflow/list/organization/${orgSid}/detail/`,
+      { token: org.token, body: { name: `Workflow ${w}`, description: 'Seeded by the benchmark.' } });
+    if (w === 1) workflowSid = workflow.sid;
+    for (let n = 1; n <= size.stepsPerWorkflow; n += 1) {
+      await expect(base, 201, 'POST', `/tables/step/list/organization/${orgSid}/detail/`,
+        { token: org.token, body: { name: `Wait ${n}`, workflow: workflow.sid, widget: 'builtinWidgetWai', data: { event: `go-${n}` } } });
+    }
+  }
+
   await q('VACUUM (ANALYZE)');
   const done = Date.now();
   log(`  vacuum analyze: ${((done - versionsDone) / 1000).toFixed(1)} s`);
@@ -232,6 +262,7 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   return {
     ...org, size, longRow: lng, recipients,
     smallTable: { sid: sid('tbl', 1), rows: smallRows }, bigTable: { sid: sid('tbl', 2), rows: size.rows - smallRows + 1 },
+    postTable: { sid: sid('tbl', 3), rows: size.postRows }, workflowSid,
     seconds: {
       http: (httpDone - started) / 1000, bulk: (bulkDone - httpDone) / 1000, versions: (versionsDone - bulkDone) / 1000,
       vacuum: (done - versionsDone) / 1000, total: (done - started) / 1000,
