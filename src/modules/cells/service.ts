@@ -23,18 +23,19 @@ export async function createCell(
 ) {
   const orgSid = membership.organizationSid;
   if (!rowSid) throw errors.notAcceptable(messages.missingRow);
-  const access = await loadRowAccess(ctx.db, actor, rowSid);
-  if (!access || access.row.organization_sid !== orgSid) throw errors.notAcceptable(messages.rowNotInOrganization(rowSid, orgSid));
-  if (!permissions.cell.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
-  const column = await findColumnOfTable(ctx.db, access.row.table_sid, body.column);
-  if (!column) throw errors.field('column', "No column with this sid in the row's table.");
-
-  // The answer is read in the write's transaction: it shows this write, not a later one.
+  // The row is locked by the first statement and every check is made on it; the answer is
+  // read in the write's transaction: it shows this write, not a later one.
   return ctx.db.transaction(async (tx) => {
+    const access = await loadRowAccess(tx, actor, rowSid, { lock: true });
+    if (!access || access.row.organization_sid !== orgSid) throw errors.notAcceptable(messages.rowNotInOrganization(rowSid, orgSid));
+    if (!permissions.cell.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
+    const column = await findColumnOfTable(tx, access.row.table_sid, body.column);
+    if (!column) throw errors.field('column', "No column with this sid in the row's table.");
+    checkRowState(access.row, column.addable, true);
     const sid = await insertCell(tx, {
       organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: true,
       rowMaxBytes: ctx.config.rowMaxBytes,
-    });
+    }, access.row);
     return (await findCell(tx, sid, membership.personnelSid))!;
   });
 }

@@ -7,13 +7,13 @@ import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { cells, columns, widgets } from '../../db/schema.js';
 import { loadRowAccess } from '../rows/access.js';
-import { appendVersion } from '../versions/append.js';
 import { debitCredits } from '../credits/service.js';
 import { notifyMentions } from '../notifications/mentions.js';
 import { notifyRecordChange } from '../notifications/record-change.js';
 import type { RowRef } from '../rows/access.js';
-import { checkRowSize } from '../rows/size.js';
-import { emitCellChange } from '../rows/live.js';
+import { checkRowSize, refuseOversize, rowSize } from '../rows/size.js';
+import { cellEvent } from '../rows/live.js';
+import { isoTimestamp } from '../../core/sql.js';
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 export const cellMessages = {
@@ -99,16 +99,27 @@ async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'c
   if (!paid) throw errors.notAcceptable(cellMessages.noCredits(w.salesContact, w.onPost));
 }
 
-/** Inserts the cell of a locked row, debits its price, appends the version and notifies mentions; returns its sid. */
-async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> {
-  await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
+/**
+ * Inserts the cell of a locked row, debits its price, appends the version and notifies
+ * mentions; returns its sid. `sized`: the caller has checked the row's size already.
+ */
+async function insertLocked(tx: Db, w: CellWrite, row: RowRef, options: { sized?: boolean } = {}): Promise<string> {
+  if (!options.sized) await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
   const sid = newSid();
   await tx.insert(cells).values({
     sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
     createdBy: w.userSid, updatedBy: w.userSid,
   });
-  const version = await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
-  await emitCellChange(tx, { cellSid: sid, userSid: w.userSid, version, created: true });
+  // The row's version and the cell's live event in one round trip (the cell's date_updated is the transaction's now()).
+  const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
+  const [appended] = await query<{ version: number }>(tx, sql`
+    SELECT v.version, ${cellEvent({
+      organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`v.version`,
+      userSid: w.userSid, dateUpdated: isoTimestamp(sql`now()`), cell: sid, column: w.column.sid, created: true, data: w.data,
+    })} AS notified
+      FROM records_append_version(${newSid()}, ${w.rowSid}, ${w.userSid}, ${activity}) v`);
+  const version = appended.version;
+  await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version, activityMessage: activity });
   await mentions(tx, w, row, '');
   // Last: the debit locks the organization's credits row until commit, and every write
   // of the organization waits for it; holding it for the fewest statements matters.
@@ -131,12 +142,21 @@ export interface CellChange {
  */
 export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
   const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
-  await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
-  const [set] = await query<{ new_version: number | null; previous_data: string; updated_at: string }>(tx,
-    sql`SELECT new_version, previous_data, updated_at FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity})`);
-  const change = { version: set.new_version, before: set.previous_data, dateUpdated: set.updated_at };
+  // One round trip: the row's size with the new data; only when it is within ROW_MAX_BYTES,
+  // records_set_cell (the cell, then the row's version) and, when it changed, the live event.
+  const [set] = await query<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null }>(tx, sql`
+    WITH size AS (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })})
+    SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
+      FROM size LEFT JOIN LATERAL (
+        SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
+          organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`s.new_version`,
+          userSid: w.userSid, dateUpdated: sql`s.updated_at`, cell: cellSid, column: w.column.sid, created: false, data: w.data,
+        })} END AS notified
+          FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity}) s
+         WHERE size.bytes <= ${w.rowMaxBytes}) s ON true`);
+  refuseOversize(set.bytes, w.rowMaxBytes, 'data');
+  const change = { version: set.new_version, before: set.previous_data!, dateUpdated: set.updated_at! };
   if (change.version === null) return change;
-  await emitCellChange(tx, { cellSid, userSid: w.userSid, version: change.version, created: false });
   if (rowCreatedBy !== w.userSid) {
     await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version: change.version, activityMessage: activity });
   }
@@ -155,15 +175,26 @@ async function existingCell(tx: Db, w: CellWrite): Promise<string | undefined> {
   return found?.sid;
 }
 
+/** The row's cell in the column, if it has one, and the row's size with `w.data` in that column: one round trip. */
+async function existingAndSize(tx: Db, w: CellWrite): Promise<{ existing: string | null; bytes: number }> {
+  const [found] = await query<{ existing: string | null; bytes: number }>(tx, sql`
+    SELECT (SELECT sid FROM cells WHERE row_sid = ${w.rowSid} AND column_sid = ${w.column.sid}) AS existing, size.bytes
+      FROM (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })}) size`);
+  return found;
+}
+
 /**
  * Creates the row's cell in the column, in the caller's transaction: 406 when the row's
- * state or the credits refuse it, 400 on `column` when the row already has that cell.
+ * state or the credits refuse it, 400 on `column` when the row already has that cell, 400
+ * on `data` past ROW_MAX_BYTES. `locked`: the row, already locked and its state checked
+ * by the caller.
  */
-export async function insertCell(tx: Db, w: CellWrite): Promise<string> {
-  const row = await lockRowFor(tx, w);
-  const existing = await existingCell(tx, w);
+export async function insertCell(tx: Db, w: CellWrite, locked?: RowRef): Promise<string> {
+  const row = locked ?? await lockRowFor(tx, w);
+  const { existing, bytes } = await existingAndSize(tx, w);
   if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
-  return insertLocked(tx, w, row);
+  refuseOversize(bytes, w.rowMaxBytes, 'data');
+  return insertLocked(tx, w, row, { sized: true });
 }
 
 /**

@@ -2,7 +2,7 @@
 // emitted with pg_notify inside the write's transaction, so it is heard only once it has
 // committed, by every server process on the same PostgreSQL database (and, on PGlite, by
 // this process). One LISTEN per process fans each change out to the streams of its table.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db } from '../../db/client.js';
 import { ChannelListener } from '../../core/listen.js';
@@ -64,16 +64,34 @@ export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: s
    WHERE r.sid = ${change.rowSid}`);
 }
 
-/** Emits the creation or change of cell `cellSid` (its data now, the row's version `version`) in the caller's transaction. */
-export async function emitCellChange(tx: Db, change: { cellSid: string; userSid: string; version: number; created: boolean }): Promise<void> {
-  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
-      'kind', 'cell', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
-      'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`c.date_updated`)},
-      'cell', c.sid, 'column', c.column_sid, 'created', ${change.created}::boolean,
-      'data', CASE WHEN octet_length(c.data) <= ${EVENT_DATA_LIMIT} THEN c.data END,
-      'data_omitted', octet_length(c.data) > ${EVENT_DATA_LIMIT})::text)
-    FROM cells c JOIN record_rows r ON r.sid = c.row_sid ${author(change.userSid)}
-   WHERE c.sid = ${change.cellSid}`);
+/** What a cell's event is built from: values, or SQL over the statement's tables. */
+export interface CellEventValues {
+  organization: string | SQL;
+  table: string | SQL;
+  project: string | SQL;
+  row: string | SQL;
+  version: number | SQL;
+  userSid: string;
+  dateUpdated: SQL;
+  cell: string | SQL;
+  column: string | SQL;
+  created: boolean;
+  data: string | SQL;
+}
+
+/**
+ * The pg_notify() call of a cell's event, as an expression: the cell writes put it in the
+ * statement that appends the row's version (no round trip of its own).
+ */
+export function cellEvent(e: CellEventValues): SQL {
+  const data = sql`${e.data}::text`;
+  return sql`pg_notify(${RECORD_CHANNEL}, json_build_object(
+      'kind', 'cell', 'organization', ${e.organization}::text, 'table', ${e.table}::text, 'project', ${e.project}::text, 'row', ${e.row}::text,
+      'version', ${e.version}::int,
+      'by', (SELECT ${by} FROM ${personnel} WHERE ${personnel.organizationSid} = ${e.organization}::text AND ${personnel.userSid} = ${e.userSid}),
+      'date_updated', ${e.dateUpdated}, 'cell', ${e.cell}::text, 'column', ${e.column}::text, 'created', ${e.created}::boolean,
+      'data', CASE WHEN octet_length(${data}) <= ${EVENT_DATA_LIMIT} THEN ${data} END,
+      'data_omitted', octet_length(${data}) > ${EVENT_DATA_LIMIT})::text)`;
 }
 
 /** One open stream as the listener sees it. */

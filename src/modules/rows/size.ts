@@ -2,29 +2,39 @@
 // description and its cells' data, each measured as the JSON text a version stores and an
 // answer sends — may not pass ROW_MAX_BYTES. Every version holds the whole row, so this
 // also bounds a version, and with it what a page of versions, cells or rows can hold.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 
 /** What a write would make of the row: one cell's new data, or a new name or description. */
 export type RowSizeChange = { column: string; data: string } | { name?: string; description?: string };
 
-/**
- * Refuses (400 on `field`) a change that would make row `rowSid` hold more than `max`
- * bytes. Called under the row's lock, so the sizes read are the row's as the write finds it.
- */
-export async function checkRowSize(tx: Db, rowSid: string, change: RowSizeChange, max: number, field: string): Promise<void> {
+/** The bytes row `rowSid` would hold after `change`: a SELECT of one column, `bytes`. */
+export function rowSize(rowSid: string, change: RowSizeChange): SQL {
   const json = (value: unknown) => sql`octet_length(to_jsonb(${value}::text)::text)`;
   const cellColumn = 'column' in change ? change.column : null;
-  const [size] = await query<{ bytes: number }>(tx, sql`
+  return sql`
     SELECT (SELECT coalesce(sum(octet_length(to_jsonb(c.data)::text)), 0) FROM cells c
              WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM ${cellColumn}::text)
          + ${'column' in change ? json(change.data) : sql`0`}
          + ${'name' in change && change.name !== undefined ? json(change.name) : sql`octet_length(to_jsonb(r.name)::text)`}
          + ${'description' in change && change.description !== undefined ? json(change.description) : sql`octet_length(to_jsonb(r.description)::text)`}
            AS bytes
-      FROM record_rows r WHERE r.sid = ${rowSid}`);
-  if (size && Number(size.bytes) > max) {
-    throw errors.field(field, `The row would hold ${Number(size.bytes)} bytes; a row holds at most ${max} bytes (ROW_MAX_BYTES: its name, description and cells, as JSON).`);
+      FROM record_rows r WHERE r.sid = ${rowSid}`;
+}
+
+/** Refuses (400 on `field`) a row that would hold `bytes` when it may hold at most `max`. */
+export function refuseOversize(bytes: number | string | null | undefined, max: number, field: string): void {
+  if (bytes !== null && bytes !== undefined && Number(bytes) > max) {
+    throw errors.field(field, `The row would hold ${Number(bytes)} bytes; a row holds at most ${max} bytes (ROW_MAX_BYTES: its name, description and cells, as JSON).`);
   }
+}
+
+/**
+ * Refuses (400 on `field`) a change that would make row `rowSid` hold more than `max`
+ * bytes. Called under the row's lock, so the sizes read are the row's as the write finds it.
+ */
+export async function checkRowSize(tx: Db, rowSid: string, change: RowSizeChange, max: number, field: string): Promise<void> {
+  const [size] = await query<{ bytes: number }>(tx, rowSize(rowSid, change));
+  refuseOversize(size?.bytes, max, field);
 }
