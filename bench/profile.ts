@@ -248,7 +248,9 @@ try {
 } finally {
   await stopAllStarted().catch(() => killAllStarted());
   const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect().then(() => admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`)).catch((err) => console.error(err.message));
+  // PROFILE_KEEP_DATABASE=1 keeps the seeded database, to look further with psql.
+  if (process.env.PROFILE_KEEP_DATABASE) console.log(`kept the database ${DB_NAME}`);
+  else await admin.connect().then(() => admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`)).catch((err) => console.error(err.message));
   await admin.end().catch(() => {});
   fs.rmSync(tmp, { recursive: true, force: true });
 }
