@@ -3,11 +3,22 @@ import { randomBytes, createHash } from 'node:crypto';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SID_RE = /^[0-9A-Za-z]{16}$/;
 
+// Random bytes for sids, drawn 4 KiB at a time: a write makes several sids, and one call
+// into OpenSSL per sid showed in the cell PATCH's CPU profile (docs/performance.md).
+// Sids name records, they are not secrets (newSecret draws its own bytes).
+const SID_POOL_BYTES = 4096;
+let sidPool = Buffer.alloc(0);
+let sidPoolAt = 0;
+
 /** A new record identifier: 16 random base-62 characters (about 95 bits). */
 export function newSid(): string {
-  const bytes = randomBytes(16);
+  if (sidPoolAt + 16 > sidPool.length) {
+    sidPool = randomBytes(SID_POOL_BYTES);
+    sidPoolAt = 0;
+  }
   let out = '';
-  for (let i = 0; i < 16; i += 1) out += ALPHABET[bytes[i] % 62];
+  for (let i = 0; i < 16; i += 1) out += ALPHABET[sidPool[sidPoolAt + i] % 62];
+  sidPoolAt += 16;
   return out;
 }
 
