@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { steps, widgets, workflows } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 type Ref = { sid: string; name: string };
 
@@ -44,16 +45,23 @@ function where(orgSid: string, filter: StepFilter): SQL {
   )!;
 }
 
+function countQuery(db: Db, orgSid: string, filter: StepFilter) {
+  return db.select({ n: count() }).from(steps).where(where(orgSid, filter));
+}
+
 export async function countSteps(db: Db, orgSid: string, filter: StepFilter): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(steps).where(where(orgSid, filter));
+  const [row] = await countQuery(db, orgSid, filter);
   return row.n;
 }
 
-/** A page of an organization's steps: one workflow's in order, otherwise oldest first. */
-export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<StepRecord[]> {
-  const found = select(db).where(where(orgSid, filter));
+/** A page of an organization's steps: one workflow's in order, otherwise oldest first; with their count. */
+export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<Counted<StepRecord>> {
+  const found = db.select({ ...fields, total: totalOf(countQuery(db, orgSid, filter)) }).from(steps)
+    .innerJoin(workflows, eq(workflows.sid, steps.workflowSid))
+    .innerJoin(widgets, eq(widgets.sid, steps.widgetSid))
+    .where(where(orgSid, filter));
   const ordered = filter.workflow__sid ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
-  return (await ordered.limit(limit).offset(offset)) as StepRecord[];
+  return counted((await ordered.limit(limit).offset(offset)) as (StepRecord & { total: number })[]);
 }
 
 export async function findStep(db: Db, sid: string): Promise<StepRecord | undefined> {

@@ -6,6 +6,7 @@ import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { StepCreate, StepCreateQuery, StepListQuery, StepPatch, StepShapes } from './schemas.js';
 import { countSteps, pageSteps } from './repository.js';
+import { withTotal } from '../../core/pagination.js';
 import { changeStep, checkStepFilter, createStep, deleteStep, loadStep, serializeStep } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { steps } from '../../db/schema.js';
@@ -28,9 +29,13 @@ export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
         await checkStepFilter(ctx, scope.membership.organizationSid, query);
         return countSteps(ctx.db, scope.membership.organizationSid, query);
       },
-      rows: async (scope, query, serializer, page) =>
-        (await pageSteps(ctx.db, scope.membership.organizationSid, query, page.limit, page.offset))
-          .map((row) => serializeStep(row, serializer, scope.membership)),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageSteps(ctx.db, scope.membership.organizationSid, query, page.limit, page.offset);
+        // A page with steps proves the filters the organization's; an empty one may be a filter's fault.
+        if (found.total === undefined) await checkStepFilter(ctx, scope.membership.organizationSid, query);
+        return withTotal(found.map((row) => serializeStep(row, serializer, scope.membership)), found);
+      },
+      counted: true,
     },
     post: {
       summary: 'Add a step to a workflow (Admin)',

@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { tables, users, workflows } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
+import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const creator = alias(users, 'creator');
 
@@ -36,14 +37,21 @@ function where(orgSid: string, tableSid?: string): SQL {
   return and(eq(workflows.organizationSid, orgSid), tableSid ? eq(workflows.tableSid, tableSid) : undefined)!;
 }
 
+function countQuery(db: Db, orgSid: string, tableSid?: string) {
+  return db.select({ n: count() }).from(workflows).where(where(orgSid, tableSid));
+}
+
 export async function countWorkflows(db: Db, orgSid: string, tableSid?: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(workflows).where(where(orgSid, tableSid));
+  const [row] = await countQuery(db, orgSid, tableSid);
   return row.n;
 }
 
-/** A page of an organization's workflows (or those specific to one table), oldest first. */
-export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number): Promise<WorkflowRecord[]> {
-  return select(db).where(where(orgSid, tableSid)).orderBy(workflows.dateCreated, workflows.sid).limit(limit).offset(offset);
+/** A page of an organization's workflows (or those specific to one table), oldest first, with their count. */
+export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number): Promise<Counted<WorkflowRecord>> {
+  return counted(await db.select({ ...fields, total: totalOf(countQuery(db, orgSid, tableSid)) }).from(workflows)
+    .leftJoin(tables, eq(tables.sid, workflows.tableSid))
+    .leftJoin(creator, eq(creator.sid, workflows.createdBy))
+    .where(where(orgSid, tableSid)).orderBy(workflows.dateCreated, workflows.sid).limit(limit).offset(offset));
 }
 
 export async function findWorkflow(db: Db, sid: string): Promise<WorkflowRecord | undefined> {

@@ -6,6 +6,7 @@ import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { WorkflowCreate, WorkflowCreateQuery, WorkflowListQuery, WorkflowPatch, WorkflowPatchQuery, WorkflowPatched, WorkflowShapes } from './schemas.js';
 import { countWorkflows, pageWorkflows } from './repository.js';
+import { withTotal } from '../../core/pagination.js';
 import { changeWorkflow, createWorkflow, deleteWorkflow, loadWorkflow, serializeWorkflow, serializeWorkflows } from './service.js';
 import { checkTableFilter } from '../columns/service.js';
 import { findExecution } from '../executions/repository.js';
@@ -36,9 +37,13 @@ export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
         await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
         return countWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid);
       },
-      rows: async (scope, query, serializer, page) =>
-        serializeWorkflows(ctx.db, await pageWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset),
-          serializer, scope.membership),
+      rows: async (scope, query, serializer, page) => {
+        const found = await pageWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset);
+        // A page with workflows proves the table filter one of the organization's; an empty one may be the filter's fault.
+        if (found.total === undefined) await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
+        return withTotal(await serializeWorkflows(ctx.db, found, serializer, scope.membership), found);
+      },
+      counted: true,
     },
     post: {
       summary: 'Create a workflow (Admin)',
