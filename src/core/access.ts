@@ -41,18 +41,31 @@ export function roleOf(row: Pick<MembershipRow, 'personnel_sid' | 'is_administra
 export async function findMembership(db: Db, actor: Actor, orgSid: string): Promise<{ membership: Membership | null; exists: boolean }> {
   if (!isSid(orgSid)) return { membership: null, exists: false };
   const [row] = actor.standing?.organizationSid === orgSid ? [actor.standing.row] : await query<MembershipRow>(db, sql`
-    SELECT o.sid AS organization_sid, o.name AS organization_name, personnel.sid AS personnel_sid,
-           personnel.is_administrator, personnel.is_archived,
-           ${currentPersonnel.sql('personnel')} AS is_current
+    SELECT ${membershipColumns()}
       FROM organizations o LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${actor.userSid}
      WHERE o.sid = ${orgSid}`);
   if (!row) return { membership: null, exists: false };
+  return { exists: true, membership: membershipOf(row) };
+}
+
+/** The standing a membership row grants: null when the caller is not personnel there. */
+export function membershipOf(row: MembershipRow): Membership | null {
   const role = roleOf(row);
-  if (role === null) return { membership: null, exists: true };
-  return {
-    exists: true,
-    membership: { organizationSid: row.organization_sid, organizationName: row.organization_name, personnelSid: row.personnel_sid!, role },
-  };
+  if (role === null) return null;
+  return { organizationSid: row.organization_sid, organizationName: row.organization_name, personnelSid: row.personnel_sid!, role };
+}
+
+/** SQL: the caller's MembershipRow columns in the organization `o` (joined as `o`, personnel as `personnel`). */
+export function membershipColumns() {
+  return sql`o.sid AS organization_sid, o.name AS organization_name, personnel.sid AS personnel_sid,
+           personnel.is_administrator, personnel.is_archived,
+           ${currentPersonnel.sql('personnel')} AS is_current`;
+}
+
+/** An active member's standing: 403 for someone who is not (or no longer) an active member. */
+export function requireActive(membership: Membership | null): Membership {
+  if (!membership || membership.role === 'alumni') throw errors.forbidden();
+  return membership;
 }
 
 /**
@@ -62,8 +75,7 @@ export async function findMembership(db: Db, actor: Actor, orgSid: string): Prom
 export async function requireOrganizationMember(db: Db, actor: Actor, orgSid: string): Promise<Membership> {
   const { membership, exists } = await findMembership(db, actor, orgSid);
   if (!exists) throw errors.wrongId();
-  if (!membership || membership.role === 'alumni') throw errors.forbidden();
-  return membership;
+  return requireActive(membership);
 }
 
 /**

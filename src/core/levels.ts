@@ -4,7 +4,9 @@ import { sql } from 'drizzle-orm';
 import { query } from '../db/client.js';
 import { isSid } from './ids.js';
 import { tables } from '../db/schema.js';
-import { findProjectRole, requireOrganizationMember, type Membership, type ProjectRole } from './access.js';
+import {
+  findProjectRole, membershipColumns, membershipOf, requireActive, requireOrganizationMember, type Membership, type MembershipRow, type ProjectRole,
+} from './access.js';
 import type { LevelResolver, Scope } from './resource.js';
 
 /** level=organization: the caller is an active member (Admin or Member) of the organization. */
@@ -56,14 +58,18 @@ export interface TableScope extends Scope {
 
 export const tableLevel: LevelResolver<TableScope> = async (ctx, actor, sid) => {
   if (!isSid(sid)) throw errors.wrongId();
-  const [table] = await query<{ sid: string; name: string; organization_sid: string }>(ctx.db,
-    sql`SELECT sid, name, organization_sid FROM ${tables} WHERE sid = ${sid}`);
+  // The table and the caller's standing in its organization, in one query.
+  const [table] = await query<MembershipRow & { sid: string; name: string }>(ctx.db, sql`
+    SELECT t.sid, t.name, ${membershipColumns()}
+      FROM ${tables} t JOIN organizations o ON o.sid = t.organization_sid
+      LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${actor.userSid}
+     WHERE t.sid = ${sid}`);
   if (!table) throw errors.wrongId();
   return {
     level: 'table',
     sid,
     actor,
-    membership: await requireOrganizationMember(ctx.db, actor, table.organization_sid),
+    membership: requireActive(membershipOf(table)),
     table: { sid: table.sid, name: table.name, organizationSid: table.organization_sid },
   };
 };
