@@ -110,8 +110,8 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef): Promise<string> 
   const version = await appendVersion(tx, w.rowSid, w.userSid, `Created the cell of ${w.column.name}${suffix(w)}`);
   await emitCellChange(tx, { cellSid: sid, userSid: w.userSid, version, created: true });
   await mentions(tx, w, row, '');
-  // Last: the debit locks the organization's credits row until commit, and every write
-  // of the organization waits for it; holding it for the fewest statements matters.
+  // Last: the debit locks a credit shard until commit (docs/credits.md), and the writes
+  // of the organization on the same shard wait for it; holding it for the fewest statements matters.
   await debit(tx, w, sid, 'created');
   return sid;
 }
