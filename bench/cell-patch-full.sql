@@ -31,13 +31,6 @@ SELECT c.sid, c.data, to_char(c.date_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
    FOR UPDATE OF r;
 SELECT new_version, previous_data, updated_at
   FROM records_set_cell('cel' || lpad(:cell::text, 13, '0'), md5(random()::text), ':user', 'pgv' || substr(md5(random()::text), 1, 13), 'Changed the cell of Column ' || :c);
-WITH paid AS (
-  UPDATE organizations SET credits = credits - :price::numeric
-   WHERE sid = ':org' AND credits >= :price::numeric
-  RETURNING credits)
-INSERT INTO credit_ledger (sid, organization_sid, amount, balance_after, reason, cell_sid, row_sid, user_sid)
-SELECT 'pgl' || substr(md5(random()::text), 1, 13), ':org', -:price::numeric, paid.credits, 'cell changed in column Column ' || :c,
-       'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user'
-  FROM paid
-RETURNING sid;
+SELECT records_debit(':org', :price::numeric, 'pgl' || substr(md5(random()::text), 1, 13), 'cell changed in column Column ' || :c,
+       'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user') AS balance;
 COMMIT;
