@@ -1,8 +1,9 @@
 -- The write transaction of one cell PATCH, statement for statement as the service sends
 -- it (src/modules/cells/service.ts changeCell: the cell, its row locked and the caller's
--- standing in one query; cells/write.ts changeLocked: records_set_cell, which changes
--- the cell and appends the row's version; credits/service.ts debitCredits: the debit and
--- its ledger entry in one statement, last), on a random seeded cell. The record-change
+-- standing in one query; cells/write.ts changeLocked: the row's size with the new data and,
+-- within ROW_MAX_BYTES, records_set_cell (the cell and the row's version) and the live
+-- event's pg_notify, in one statement; credits/service.ts debitCredits: records_debit, the
+-- debit of the connection's credit shard and its ledger entry in one statement, last), on a random seeded cell. The record-change
 -- lookup is skipped as the service skips it for the row's own creator, and the data
 -- has no "@", so no mention lookup either.
 -- Variables (pgbench -D): org, user (the admin's user sid), price, rows, cols.
@@ -28,15 +29,19 @@ SELECT c.sid, c.data, to_char(c.date_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
   LEFT JOIN project_members pm ON pm.project_sid = r.project_sid AND pm.personnel_sid = p.sid
  WHERE c.sid = 'cel' || lpad(:cell::text, 13, '0')
    FOR UPDATE OF r;
-SELECT new_version, previous_data, updated_at
-  FROM records_set_cell('cel' || lpad(:cell::text, 13, '0'), md5(random()::text), ':user', 'pgv' || substr(md5(random()::text), 1, 13), 'Changed the cell of Column ' || :c);
-WITH paid AS (
-  UPDATE organizations SET credits = credits - :price::numeric
-   WHERE sid = ':org' AND credits >= :price::numeric
-  RETURNING credits)
-INSERT INTO credit_ledger (sid, organization_sid, amount, balance_after, reason, cell_sid, row_sid, user_sid)
-SELECT 'pgl' || substr(md5(random()::text), 1, 13), ':org', -:price::numeric, paid.credits, 'cell changed in column Column ' || :c,
-       'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user'
-  FROM paid
-RETURNING sid;
+WITH size AS (
+  SELECT (SELECT coalesce(sum(octet_length(to_jsonb(c.data)::text)), 0) FROM cells c
+           WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM (SELECT x.column_sid FROM cells x WHERE x.sid = 'cel' || lpad(:cell::text, 13, '0')))
+       + 34 + octet_length(to_jsonb(r.name)::text) + octet_length(to_jsonb(r.description)::text) AS bytes
+    FROM record_rows r WHERE r.sid = 'row' || lpad(:n::text, 13, '0'))
+SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
+  FROM size LEFT JOIN LATERAL (
+    SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN pg_notify('records_rows', json_build_object(
+        'kind', 'cell', 'organization', ':org', 'row', 'row' || lpad(:n::text, 13, '0'), 'version', s.new_version,
+        'by', (SELECT json_build_object('sid', p.sid, 'name', p.first_name || ' ' || p.last_name) FROM personnel p WHERE p.organization_sid = ':org' AND p.user_sid = ':user'),
+        'date_updated', s.updated_at, 'cell', 'cel' || lpad(:cell::text, 13, '0'), 'created', false, 'data', 'benchmark data', 'data_omitted', false)::text) END AS notified
+      FROM records_set_cell('cel' || lpad(:cell::text, 13, '0'), md5(random()::text), ':user', 'pgv' || substr(md5(random()::text), 1, 13), 'Changed the cell of Column ' || :c) s
+     WHERE size.bytes <= 1048576) s ON true;
+SELECT records_debit(':org', :price::numeric, 'pgl' || substr(md5(random()::text), 1, 13), 'cell changed in column Column ' || :c,
+       'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user') AS balance;
 COMMIT;

@@ -55,7 +55,26 @@ export interface Results {
   soak?: SoakResult | null;
   /** the web app in Chromium (issue 14): the grid's interactive time, scrolling, a cell edit, the bundle */
   frontend?: FrontendResult | { status: string } | null;
+  /** issue 15, target 3: scenario 2 (one organization) beside 2s (10 organizations) at each number of connections */
+  org_spread?: OrgSpread[];
   targets: Target[];
+}
+
+export interface OrgSpread {
+  connections: number;
+  one_org_rps: number;
+  ten_orgs_rps: number;
+  /** one_org_rps / ten_orgs_rps: the target is ≥ 0.8 */
+  ratio: number;
+}
+
+/** Scenario 2 (one organization's cells) beside 2s (cells of 10 organizations), per number of connections. */
+export function orgSpread(results: Pick<Results, 'scenarios'>): OrgSpread[] {
+  const pg = results.scenarios.filter((s) => s.database === 'postgresql' && s.status === 'measured');
+  return pg.filter((s) => s.id === '2s-cell-patch-10-orgs').flatMap((ten) => {
+    const one = pg.find((s) => s.id === '2-cell-patch' && s.connections === ten.connections);
+    return one ? [{ connections: ten.connections, one_org_rps: one.rps, ten_orgs_rps: ten.rps, ratio: Math.round((one.rps / ten.rps) * 1000) / 1000 }] : [];
+  });
 }
 
 const measuredFrontend = (f: Results['frontend']): FrontendResult | null => (f && 'assets' in f ? f : null);
@@ -160,6 +179,13 @@ export function checkTargets(results: Results): Target[] {
         holds: s.ratio == null ? null : s.ratio >= 0.4,
       });
     }
+  }
+  for (const o of orgSpread(results)) {
+    targets.push({
+      target: `15.3 one organization's cell PATCH ≥ 80% of the same spread over 10 organizations (c=${o.connections})`,
+      measured: `${pct(o.ratio)} (${fixed(o.one_org_rps)} vs ${fixed(o.ten_orgs_rps)}/s)`,
+      holds: o.ratio >= 0.8,
+    });
   }
   for (const big of pg.filter((x) => x.id === '7-row-list-big')) {
     const small = pg.find((x) => x.id === '7-row-list-small' && x.connections === big.connections);

@@ -21,6 +21,8 @@
 //                       (--quick: 30 s), every server process's RSS after each 10 s (quick: 5 s);
 //                       merged into the results file of the mode (latest.json / quick.json)
 //   --soak-seconds N    the soak's length
+//   --spread            only scenarios 2 and 2s (cell PATCH on one organization vs spread over
+//                       10), at 10 and 50 connections, on the quick seed (--quick: 3 s runs); bench/results/spread.json
 //   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
@@ -38,15 +40,15 @@ import { call } from './lib/http.js';
 import { WireCounter } from './lib/wire-counter.js';
 import { pgbenchRun, type PgbenchRun } from './limits/pgbench.js';
 import { measureInRounds, type Contender, type Measured } from './lib/rounds.js';
-import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, probeNotifications, type SeededPostgres } from './seed.js';
+import { FULL_SIZE, QUICK_SIZE, seedEmbedded, seedPostgres, seedSpreadOrganizations, probeNotifications, type SeededPostgres } from './seed.js';
 import {
-  cellList, cellPatch, cellPatchEmbedded, cellPost, gridList, inboxList, notificationPost, personnelList, rowList, stepList, versionList,
-  workflowList, type Scenario,
+  cellList, cellPatch, cellPatchEmbedded, cellPatchSpread, cellPost, gridList, inboxList, notificationPost, personnelList, rowList, stepList,
+  versionList, workflowList, type Scenario,
 } from './scenarios.js';
 import { listStatements, measurePageCost, type ListStatements } from './page-cost.js';
 import { soak } from './soak.js';
 import { CHROMIUM, FRONTEND_FULL, FRONTEND_QUICK, measureFrontend } from './frontend.js';
-import { checkTargets, compare, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
+import { checkTargets, compare, orgSpread, render, type PgbenchResult, type Results, type ScenarioResult } from './report.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -54,13 +56,14 @@ const SKIP_EMBEDDED = argv.includes('--skip-embedded');
 const WAIT_QUIET = argv.includes('--wait-quiet');
 const SOAK = argv.includes('--soak');
 const WEB_ONLY = argv.includes('--web');
+const SPREAD_ONLY = argv.includes('--spread');
 const SOAK_SECONDS = argv.includes('--soak-seconds') ? Number(argv[argv.indexOf('--soak-seconds') + 1]) : QUICK ? 30 : 300;
 const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
 const WORKERS = Number(process.env.WORKERS || 2);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const PLAN: Plan = QUICK ? { warmupSeconds: 1, seconds: 3, runs: 1 } : { warmupSeconds: 3, seconds: 10, runs: 3 };
 const CONNECTIONS = QUICK ? [10] : [10, 50];
-const SIZE = QUICK ? QUICK_SIZE : FULL_SIZE;
+const SIZE = QUICK || SPREAD_ONLY ? QUICK_SIZE : FULL_SIZE; // --spread: the seed's size does not matter to a PATCH
 const EMBEDDED_SIZE = QUICK ? { personnel: 100, columns: 5, rows: 5 } : { personnel: 1000, columns: 5, rows: 40 };
 const EMBEDDED_PLAN: Plan = QUICK ? PLAN : { warmupSeconds: 3, seconds: 10, runs: 1 };
 const VERIFY_CALLS = QUICK ? 1 : 3;
@@ -69,6 +72,10 @@ const PAGE_COST_RUNS = QUICK ? 10 : 30; // EXPLAIN ANALYZE runs of each row-list
 // Scenario 7 over HTTP at 10 connections only: the full run must stay under 15 minutes.
 const ONLY_AT_10 = ['7-row-list-small', '7-row-list-big'];
 const INITIAL_CREDITS = '100000000000.00';
+// Scenario 2s (issue 15, target 3): 9 more organizations of this many rows × columns, and
+// the numbers of connections of --spread (the full run measures it at CONNECTIONS).
+const SPREAD_SIZE = QUICK ? { rows: 50, columns: 5 } : { rows: 200, columns: 5 };
+const SPREAD_CONNECTIONS = [10, 50];
 
 const DB_NAME = `records_bench_${process.pid}`;
 const LIMIT_DB_NAME = `${DB_NAME}_limit`;
@@ -404,6 +411,54 @@ async function seedService(base: string, dataDir: string): Promise<SeededPostgre
   return seed;
 }
 
+/** Scenario 2s: 9 more organizations seeded beside the seed's (issue 15, target 3). */
+async function spreadScenario(base: string, dataDir: string, seed: SeededPostgres): Promise<Scenario> {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+  try {
+    const t = Date.now();
+    const more = await seedSpreadOrganizations(base, pool, 9, SPREAD_SIZE, path.join(dataDir, 'mail'));
+    log(`[${elapsed()}] seeded 9 more organizations of ${SPREAD_SIZE.rows} rows × ${SPREAD_SIZE.columns} cells in ${((Date.now() - t) / 1000).toFixed(1)} s (scenario 2s)`);
+    return cellPatchSpread(seed, more);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * `--spread`: only scenarios 2 and 2s (one organization vs 10), at 10 and 50 connections
+ * (issue 15, target 3); written to --out (default bench/results/spread.json).
+ */
+async function spreadOnly() {
+  log(`Records Service benchmark, scenario 2 vs 2s only: database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
+  cpu.start();
+  const machineInfo = await createDatabase();
+  const service = await startService('postgresql', { databaseUrl: dbUrl, workers: WORKERS });
+  const seed = await seedService(service.base, service.dataDir);
+  const scenarios = [cellPatch(seed), await spreadScenario(service.base, service.dataDir, seed)];
+  for (const scenario of scenarios) await check(service.base, scenario);
+  const results = { ...emptyResults(machineInfo), seconds: 0 };
+  for (const connections of SPREAD_CONNECTIONS) {
+    const measured = await measureInRounds(scenarios.map((s) => ({ id: s.id, run: (c: number, seconds: number) => drive(service.base, s.spec, c, seconds) })),
+      connections, PLAN, { cpu, quiet, after: () => { service.managed.sample(); } });
+    for (const scenario of scenarios) {
+      const m = measured.get(scenario.id)!;
+      log(line(scenario.id, m));
+      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'postgresql', status: 'measured', ...m });
+    }
+  }
+  await service.managed.stop();
+  await benchPool?.end();
+  benchPool = null;
+  results.org_spread = orgSpread(results);
+  results.seconds = Math.round((Date.now() - started) / 1000);
+  results.targets = checkTargets(results);
+  const out = argv.includes('--out') ? OUT : path.join(ROOT, 'bench', 'results', 'spread.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + render(results));
+  log(`\nwritten to ${path.relative(process.cwd(), out)}`);
+}
+
 /**
  * `--soak`: only the soak of scenario 2 on a fresh seed; merged into OUT (the other
  * results there, another run's, are kept, and the targets checked again).
@@ -491,6 +546,7 @@ async function main() {
   const scenarios: Scenario[] = [
     personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellPost(seed), cellList(seed), versionList(seed),
     rowList(seed, 'small'), rowList(seed, 'big'), gridList(seed), workflowList(seed), stepList(seed),
+    await spreadScenario(service.base, service.dataDir, seed),
   ];
   // Scenario 7's deeper page, timed in PostgreSQL only: page 50, or the small table's last page.
   const deepPage = Math.min(50, Math.ceil(seed.smallTable.rows / 10));
@@ -637,6 +693,7 @@ async function main() {
   }
 
   compare(results, Object.fromEntries(scenarios.map((s) => [s.id, s.limit])));
+  results.org_spread = orgSpread(results);
   results.machine.load_average_at_end = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
   results.seconds = Math.round((Date.now() - started) / 1000);
   // A soak is a run of its own (--soak): the one already in the file stays, with its date.
@@ -649,7 +706,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : main())
+(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

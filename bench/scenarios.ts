@@ -1,6 +1,6 @@
 // The scenarios of the benchmark (issue 6): what each request is, on the seeded data.
 import type { RequestSpec } from './lib/load.js';
-import { sid, type Organization, type Recipient, type SeededPostgres, type SeededEmbedded } from './seed.js';
+import { sid, type Organization, type Recipient, type SeededPostgres, type SeededEmbedded, type SpreadOrganization } from './seed.js';
 
 /** What a scenario's figures are compared with (bench/limits/). */
 export type LimitName = 'select1' | 'pgbench' | null;
@@ -40,6 +40,32 @@ export function cellPatch(seed: SeededPostgres): Scenario {
     spec: {
       method: 'PATCH', path: `/tables/cell/detail/${sid('cel', 1)}/`, headers: auth(seed), body: freshData(),
       setup: () => ({ path: `/tables/cell/detail/${sid('cel', randomInt(cells))}/`, body: freshData() }),
+    },
+    limit: 'pgbench',
+  };
+}
+
+/**
+ * Scenario 2s (issue 15, target 3): the same PATCH, each request on a random cell of a
+ * random one of 10 organizations (the seed's and 9 more), with that organization's token.
+ * Its rate beside scenario 2's (one organization) shows whether one organization's writers
+ * queue behind each other.
+ */
+export function cellPatchSpread(seed: SeededPostgres, more: SpreadOrganization[]): Scenario {
+  const mainCells = seed.size.rows * seed.size.columnsPerTable;
+  const orgs = [
+    { token: seed.token, pick: () => sid('cel', randomInt(mainCells)) },
+    ...more.map((o) => ({ token: o.token, pick: () => o.cells[randomInt(o.cells.length) - 1] })),
+  ];
+  return {
+    id: '2s-cell-patch-10-orgs',
+    title: `cell PATCH, random cell of a random one of ${orgs.length} organizations`,
+    spec: {
+      method: 'PATCH', path: `/tables/cell/detail/${sid('cel', 1)}/`, headers: auth(seed), body: freshData(),
+      setup: () => {
+        const org = orgs[randomInt(orgs.length) - 1];
+        return { path: `/tables/cell/detail/${org.pick()}/`, body: freshData(), headers: { token: org.token } };
+      },
     },
     limit: 'pgbench',
   };

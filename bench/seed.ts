@@ -322,3 +322,56 @@ export async function probeNotifications(org: Organization, recipients: Recipien
   });
   return reply;
 }
+
+/** One of the organizations of scenario 2s (cell PATCH spread over organizations): its token and its cells' sids. */
+export interface SpreadOrganization extends Organization {
+  cells: string[];
+}
+
+/**
+ * Seeds `count` more organizations for scenario 2s (issue 15, target 3): each through
+ * HTTP (admin, token, priced widget, INITIAL_CREDITS), then in SQL one project with the
+ * admin as Project Admin, one table of `columns` priced columns, and `rows` rows with a
+ * cell in every column and their first version. A few seconds for 9 × 200 × 5.
+ */
+export async function seedSpreadOrganizations(base: string, pool: pg.Pool, count: number, size: { rows: number; columns: number }, mailDir: string): Promise<SpreadOrganization[]> {
+  const orgs: SpreadOrganization[] = [];
+  for (let i = 1; i <= count; i += 1) {
+    const org = await createOrganization(base, `spread${i}`, mailDir);
+    const p = (kind: string) => `x${i}${kind}`; // sid prefixes of this organization's records, e.g. 'x3r'
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica');
+      await client.query(`INSERT INTO projects (sid, organization_sid, name, description, created_by) VALUES ($1, $2, 'Project 1', 'Spread benchmark', $3)`,
+        [sid(p('p'), 1), org.orgSid, org.userSid]);
+      await client.query(`INSERT INTO project_members (sid, project_sid, personnel_sid, permission) VALUES ($1, $2, $3, 'admin')`,
+        [sid(p('m'), 1), sid(p('p'), 1), org.personnelSid]);
+      await client.query(`INSERT INTO record_tables (sid, organization_sid, name, description, created_by) VALUES ($1, $2, 'Table 1', 'Spread benchmark', $3)`,
+        [sid(p('t'), 1), org.orgSid, org.userSid]);
+      await client.query(`INSERT INTO record_columns (sid, organization_sid, table_sid, widget_sid, name, "order")
+        SELECT ${sqlSid(p('c'), 'c')}, $2, $3, $4, 'Column ' || c, c FROM generate_series(1, $1::int) c`,
+      [size.columns, org.orgSid, sid(p('t'), 1), org.widgetSid]);
+      await client.query(`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by)
+        SELECT ${sqlSid(p('r'), 'n')}, $2, $3, $4, 'Sample ' || n, 'Seeded by the benchmark.', $5 FROM generate_series(1, $1::int) n`,
+      [size.rows, org.orgSid, sid(p('t'), 1), sid(p('p'), 1), org.userSid]);
+      await client.query(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
+        SELECT ${sqlSid(p('l'), '(n - 1) * $2 + c')}, $3, ${sqlSid(p('r'), 'n')}, ${sqlSid(p('c'), 'c')}, $4, 'value ' || n || '.' || c, $5, $5
+          FROM generate_series(1, $1::int) n, generate_series(1, $2::int) c`,
+      [size.rows, size.columns, org.orgSid, org.widgetSid, org.userSid]);
+      await client.query(`SELECT count(*) FROM (SELECT records_append_version(${sqlSid(p('v'), 'n')}, ${sqlSid(p('r'), 'n')}, $2, 'Created the row')
+        FROM generate_series(1, $1::int) n) s`, [size.rows, org.userSid]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    const cells = [];
+    for (let n = 1; n <= size.rows * size.columns; n += 1) cells.push(sid(p('l'), n));
+    orgs.push({ ...org, cells });
+  }
+  await pool.query('ANALYZE');
+  return orgs;
+}

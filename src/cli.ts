@@ -21,7 +21,7 @@ import {
 import { proveAddress } from './modules/accounts/email-proof.js';
 import { invitationMail } from './modules/accounts/mails.js';
 import { createOrganization } from './modules/organizations/service.js';
-import { adjustCredits } from './modules/credits/service.js';
+import { adjustCredits, creditsOf } from './modules/credits/service.js';
 import { enqueueMail } from './mail/outbox.js';
 
 /** The commands, their flags and what they do: the help people read. */
@@ -303,7 +303,7 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
       const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
       await enqueueMail(tx, invitationMail(config.mailBaseUrl, user.email, input.name, null, tag, INVITATION_DAYS));
     }
-    const [org] = await tx.select({ sid: organizations.sid, name: organizations.name, description: organizations.description, credits: organizations.credits })
+    const [org] = await tx.select({ sid: organizations.sid, name: organizations.name, description: organizations.description, credits: creditsOf(organizations.sid) })
       .from(organizations).where(eq(organizations.sid, sid));
     return {
       sid: org.sid,
@@ -332,7 +332,7 @@ const creditsCommand: Command<{ orgSid: string; mode: 'set' | 'add'; amount: str
     return { orgSid: flags.organization, mode, amount: given.replace(/^\+/, '') };
   },
   async run(db, { orgSid, mode, amount }) {
-    const [before] = await query<{ credits: string; name: string }>(db, sql`SELECT credits, name FROM organizations WHERE sid = ${orgSid}`);
+    const [before] = await query<{ credits: string; name: string }>(db, sql`SELECT ${creditsOf(orgSid)} AS credits, name FROM organizations WHERE sid = ${orgSid}`);
     if (!before) throw new CliError(`no organization with sid ${orgSid}`);
     let balance: string | undefined;
     try {

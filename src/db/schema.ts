@@ -86,7 +86,6 @@ export const organizations = pgTable('organizations', {
   sid: text('sid').primaryKey(),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
-  credits: numeric('credits', { precision: 14, scale: 2 }).notNull().default('0'),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
@@ -283,6 +282,20 @@ export const versions = pgTable('versions', {
 }, (t) => [
   uniqueIndex('versions_row_version_key').on(t.rowSid, t.version),
   index('versions_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+]);
+
+/**
+ * An organization's credits, striped over CREDIT_SHARDS rows (docs/credits.md): the
+ * balance is their sum. A write debits the shard of its database connection, so one
+ * organization's writers do not wait for each other's commits.
+ */
+export const creditShards = pgTable('credit_shards', {
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  shard: integer('shard').notNull(),
+  credits: numeric('credits', { precision: 14, scale: 2 }).notNull().default('0'),
+}, (t) => [
+  primaryKey({ columns: [t.organizationSid, t.shard] }),
+  check('credit_shards_credits_check', sql`${t.credits} >= 0`),
 ]);
 
 /** Every change of an organization's credits: who, when, which cell, amount, balance after. */

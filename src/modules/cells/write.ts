@@ -121,8 +121,8 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef, options: { sized?
   const version = appended.version;
   await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version, activityMessage: activity });
   await mentions(tx, w, row, '');
-  // Last: the debit locks the organization's credits row until commit, and every write
-  // of the organization waits for it; holding it for the fewest statements matters.
+  // Last: the debit locks a credit shard until commit (docs/credits.md), and the writes
+  // of the organization on the same shard wait for it; holding it for the fewest statements matters.
   await debit(tx, w, sid, 'created');
   return sid;
 }

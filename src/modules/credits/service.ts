@@ -1,6 +1,18 @@
-import { sql } from 'drizzle-orm';
+// An organization's credits live in CREDIT_SHARDS rows of credit_shards (migration 0011,
+// docs/credits.md): the balance is their sum, a debit takes its connection's shard, and
+// only a shard that cannot pay makes the debit lock them all. The SQL functions
+// records_debit and records_credits_adjust hold the rules; this module calls them.
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { newSid } from '../../core/ids.js';
+
+/** How many rows hold each organization's credits (the SQL functions of migration 0011 say 16 too). */
+export const CREDIT_SHARDS = 16;
+
+/** The organization's balance: the sum of its shards, as last committed (an SQL expression). */
+export function creditsOf(organizationSid: AnyColumn | string): SQL<string> {
+  return sql<string>`(SELECT coalesce(sum(cs.credits), 0)::numeric(14, 2) FROM credit_shards cs WHERE cs.organization_sid = ${organizationSid})`;
+}
 
 export interface Debit {
   organizationSid: string;
@@ -19,36 +31,33 @@ export interface Debit {
  */
 export async function debitCredits(tx: Db, debit: Debit): Promise<boolean> {
   if (Number(debit.amount) === 0) return true;
-  // One statement: the balance taken only when it covers the amount, and its ledger entry.
-  const paid = await query<{ sid: string }>(tx, sql`
-    WITH paid AS (
-      UPDATE organizations SET credits = credits - ${debit.amount}::numeric
-       WHERE sid = ${debit.organizationSid} AND credits >= ${debit.amount}::numeric
-      RETURNING credits)
-    INSERT INTO credit_ledger (sid, organization_sid, amount, balance_after, reason, cell_sid, row_sid, user_sid)
-    SELECT ${newSid()}, ${debit.organizationSid}, -${debit.amount}::numeric, paid.credits, ${debit.reason},
-           ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null}
-      FROM paid
-    RETURNING sid`);
-  return paid.length === 1;
+  const [paid] = await query<{ balance: string | null }>(tx, sql`
+    SELECT records_debit(${debit.organizationSid}, ${debit.amount}::numeric, ${newSid()}, ${debit.reason},
+                         ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null}) AS balance`);
+  return paid.balance !== null;
+}
+
+/**
+ * Gives a new organization its starting balance, in the caller's transaction: its
+ * CREDIT_SHARDS rows, the balance in shard 0 (the first debit on another shard spreads it).
+ */
+export async function createCreditShards(tx: Db, organizationSid: string, credits: string): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO credit_shards (organization_sid, shard, credits)
+    SELECT ${organizationSid}, s, CASE WHEN s = 0 THEN ${credits}::numeric ELSE 0 END FROM generate_series(0, ${CREDIT_SHARDS - 1}) s`);
 }
 
 /**
  * Sets (`mode: 'set'`) or adds to (`'add'`) an organization's credits and records the
  * change in the ledger, in one transaction. Returns the new balance, or undefined when
- * there is no such organization; throws when the balance would go below zero.
+ * there is no such organization; throws (SQLSTATE 23514) when the balance would go below
+ * zero, 22003 when it would pass 999999999999.99.
  */
 export async function adjustCredits(db: Db, organizationSid: string, mode: 'set' | 'add', amount: string, userSid: string | null = null) {
   return db.transaction(async (tx) => {
-    const [before] = await query<{ credits: string }>(tx, sql`SELECT credits FROM organizations WHERE sid = ${organizationSid} FOR UPDATE`);
-    if (!before) return undefined;
-    const [after] = await query<{ credits: string; delta: string }>(tx, sql`
-      UPDATE organizations SET credits = ${mode === 'set' ? sql`${amount}::numeric` : sql`credits + ${amount}::numeric`}
-       WHERE sid = ${organizationSid}
-      RETURNING credits, (credits - ${before.credits}::numeric)::text AS delta`);
-    await tx.execute(sql`
-      INSERT INTO credit_ledger (sid, organization_sid, amount, balance_after, reason, user_sid)
-      VALUES (${newSid()}, ${organizationSid}, ${after.delta}::numeric, ${after.credits}, ${mode === 'set' ? 'credits set by an operator' : 'credits added by an operator'}, ${userSid})`);
-    return after.credits;
+    const [after] = await query<{ balance: string }>(tx, sql`
+      SELECT balance::text AS balance FROM records_credits_adjust(${organizationSid}, ${mode}, ${amount}::numeric, ${newSid()},
+        ${mode === 'set' ? 'credits set by an operator' : 'credits added by an operator'}, ${userSid})`);
+    return after?.balance;
   });
 }

@@ -4,12 +4,13 @@ import { organizations, personnel } from '../../db/schema.js';
 import { isoTimestamp, formatMoney } from '../../core/sql.js';
 import type { Serializer } from '../../core/resource.js';
 import { activeMember } from '../../core/rules.js';
+import { creditsOf } from '../credits/service.js';
 
 const columns = {
   sid: organizations.sid,
   name: organizations.name,
   description: organizations.description,
-  credits: organizations.credits,
+  credits: creditsOf(organizations.sid),
   date_created: isoTimestamp(organizations.dateCreated),
   date_updated: isoTimestamp(organizations.dateUpdated),
   is_administrator: personnel.isAdministrator,

@@ -3,6 +3,7 @@ import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 import { organizations, personnel } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
+import { createCreditShards } from '../credits/service.js';
 
 /** The account that becomes an organization's first Admin. */
 export interface FirstAdmin {
@@ -24,8 +25,9 @@ export async function createOrganization(
   const sid = newSid();
   const { admin } = input;
   await tx.insert(organizations).values({
-    sid, name: input.name, description: input.description ?? '', credits: input.credits, createdBy: admin.sid,
+    sid, name: input.name, description: input.description ?? '', createdBy: admin.sid,
   });
+  await createCreditShards(tx, sid, input.credits);
   await tx.insert(personnel).values({
     sid: newSid(), organizationSid: sid, userSid: admin.sid, email: admin.email,
     firstName: admin.firstName, lastName: admin.lastName, isAdministrator: true, updatedBy: admin.sid,
