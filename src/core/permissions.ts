@@ -1,5 +1,6 @@
 // The one permission catalog: what each role may do with each resource. Lists use it
 // for add_permission, records for change_permission, and routes to refuse (403).
+import { sql, type SQL } from 'drizzle-orm';
 import type { Membership, ProjectRole } from './access.js';
 import { readsProject as readsProjectRule } from './rules.js';
 
@@ -99,6 +100,11 @@ export const permissions = {
     /** The recipient reads their copy until they delete it; the sender reads what they sent. */
     read: (viewerPersonnelSid: string, n: { recipient_sid: string; sender_sid: string | null; is_deleted: boolean }) =>
       (n.recipient_sid === viewerPersonnelSid && !n.is_deleted) || n.sender_sid === viewerPersonnelSid,
+    /** The same rule in SQL, for the notifications row aliased `alias` in a query. */
+    readSql: (viewerPersonnelSid: string, alias: string): SQL => {
+      const n = sql.identifier(alias);
+      return sql`((${n}.recipient_sid = ${viewerPersonnelSid} AND NOT ${n}.is_deleted_by_recipient) OR ${n}.sender_sid = ${viewerPersonnelSid})`;
+    },
     /** PATCH (is_read) and DELETE: the recipient of this copy only. */
     change: (viewerPersonnelSid: string, n: { recipient_sid: string; is_deleted?: boolean }) =>
       n.recipient_sid === viewerPersonnelSid && !n.is_deleted,

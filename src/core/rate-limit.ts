@@ -1,7 +1,7 @@
 // Fixed-window counters in the database (table rate_limits), shared by every process:
 // sign-in attempts and mail quotas. Taking a hit is one statement that counts and checks
 // at once, so concurrent requests can never get past a limit together.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../db/client.js';
 
 export interface Taken {
@@ -20,22 +20,31 @@ export interface Taken {
  */
 export async function takeHits(db: Db, key: string, n: number, max: number, windowSeconds: number): Promise<Taken> {
   if (n > max) return { ok: false, hits: 0, retryAfter: windowSeconds };
-  const [row] = await query<{ hits: number; remaining: number }>(db, sql`
-    INSERT INTO rate_limits AS r (key, hits, window_start, expires_at)
-    VALUES (${key}, ${n}, now(), now() + make_interval(secs => ${windowSeconds}))
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN r.expires_at <= now() THEN ${n} ELSE r.hits + ${n} END,
-      window_start = CASE WHEN r.expires_at <= now() THEN now() ELSE r.window_start END,
-      next_allowed_at = CASE WHEN r.expires_at <= now() THEN NULL ELSE r.next_allowed_at END,
-      expires_at = CASE WHEN r.expires_at <= now() THEN now() + make_interval(secs => ${windowSeconds}) ELSE r.expires_at END
-    WHERE r.expires_at <= now() OR r.hits + ${n} <= ${max}
-    RETURNING r.hits, GREATEST(1, CEIL(EXTRACT(EPOCH FROM (r.expires_at - now()))))::int AS remaining`);
+  const [row] = await query<{ hits: number; remaining: number }>(db, takeHitsSql(key, n, max, windowSeconds));
   if (row) return { ok: true, hits: row.hits, retryAfter: row.remaining };
   return { ok: false, hits: max, retryAfter: await secondsLeft(db, key, windowSeconds) };
 }
 
+/**
+ * The statement of takeHits, for a caller that runs it inside a larger statement (a
+ * CTE): it counts only when `when` holds, and returns a row (hits, remaining) only when
+ * the hits were counted (never when n > max).
+ */
+export function takeHitsSql(key: string, n: number, max: number, windowSeconds: number, when: SQL = sql`TRUE`): SQL {
+  return sql`
+    INSERT INTO rate_limits AS r (key, hits, window_start, expires_at)
+    SELECT ${key}::text, ${n}::int, now(), now() + make_interval(secs => ${windowSeconds}::int) WHERE ${n}::int <= ${max}::int AND ${when}
+    ON CONFLICT (key) DO UPDATE SET
+      hits = CASE WHEN r.expires_at <= now() THEN excluded.hits ELSE r.hits + excluded.hits END,
+      window_start = CASE WHEN r.expires_at <= now() THEN now() ELSE r.window_start END,
+      next_allowed_at = CASE WHEN r.expires_at <= now() THEN NULL ELSE r.next_allowed_at END,
+      expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END
+    WHERE r.expires_at <= now() OR r.hits + excluded.hits <= ${max}::int
+    RETURNING r.hits, GREATEST(1, CEIL(EXTRACT(EPOCH FROM (r.expires_at - now()))))::int AS remaining`;
+}
+
 /** Seconds until the window of `key` ends (at least 1; `fallback` when there is none). */
-async function secondsLeft(db: Db, key: string, fallback: number): Promise<number> {
+export async function secondsLeft(db: Db, key: string, fallback: number): Promise<number> {
   const [row] = await query<{ remaining: number }>(db, sql`
     SELECT GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - now()))))::int AS remaining FROM rate_limits WHERE key = ${key}`);
   return row?.remaining ?? fallback;

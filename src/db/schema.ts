@@ -2,7 +2,7 @@
 // from this file by `npm run db:generate` (drizzle-kit) and checked in.
 import { sql } from 'drizzle-orm';
 import {
-  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigserial, index, uniqueIndex, check, primaryKey,
+  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigint, smallint, bigserial, index, uniqueIndex, check, primaryKey,
 } from 'drizzle-orm/pg-core';
 
 const created = () => timestamp('date_created', { withTimezone: true, precision: 6 }).notNull().defaultNow();
@@ -242,6 +242,28 @@ export const rows = pgTable('record_rows', {
   index('record_rows_table_updated_idx').on(t.tableSid, t.dateUpdated, t.sid),
   index('record_rows_table_state_idx').on(t.tableSid, t.isArchived, t.isLocked, t.dateCreated, t.sid),
   index('record_rows_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+]);
+
+/**
+ * Exact row counts per table and project, kept by triggers on record_rows (migration
+ * 0012) in the transaction that inserts, deletes or changes a row, so a list's count
+ * does not grow with the table: the rows, and how many of them are archived, locked, and
+ * both (the grid's filters). Each (table, project) has up to 16 stripes, picked by the
+ * writing connection, so concurrent writers of one table rarely wait for each other;
+ * a count sums its stripes.
+ */
+export const rowCounts = pgTable('record_row_counts', {
+  organizationSid: text('organization_sid').notNull(),
+  tableSid: text('table_sid').notNull(),
+  projectSid: text('project_sid').notNull(),
+  stripe: smallint('stripe').notNull(),
+  rows: bigint('rows', { mode: 'number' }).notNull().default(0),
+  archived: bigint('archived', { mode: 'number' }).notNull().default(0),
+  locked: bigint('locked', { mode: 'number' }).notNull().default(0),
+  archivedLocked: bigint('archived_locked', { mode: 'number' }).notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.tableSid, t.projectSid, t.stripe] }),
+  index('record_row_counts_org_idx').on(t.organizationSid),
 ]);
 
 /** The value of one row in one column. */

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 
 export interface OutgoingMail {
@@ -32,8 +32,18 @@ export async function enqueueMail(tx: Db, mail: OutgoingMail | OutgoingMail[]): 
   if (!list.length) return;
   const rows = list.map((m) => sql`(${m.to}::text, ${m.subject}::text, ${m.body}::text,
     ${m.recipient === 'proof' ? null : m.recipient.userSid}::text, ${m.recipient === 'proof'}::boolean)`);
-  await tx.execute(sql`
+  await tx.execute(enqueueMailSql(sql`VALUES ${sql.join(rows, sql`, `)}`));
+}
+
+/**
+ * The statement of enqueueMail over `rows`, a query of (to_address, subject, body,
+ * user_sid, is_proof), for a caller that queues mail inside a larger statement (a CTE
+ * that also writes what the mail is about). Returns a row per message queued.
+ */
+export function enqueueMailSql(rows: SQL): SQL {
+  return sql`
     INSERT INTO mail_outbox (to_address, subject, body)
-    SELECT m.to_address, m.subject, m.body FROM (VALUES ${sql.join(rows, sql`, `)}) AS m(to_address, subject, body, user_sid, is_proof)
-     WHERE m.is_proof OR ${provenAddress(sql`m.user_sid`, sql`m.to_address`)}`);
+    SELECT m.to_address, m.subject, m.body FROM (${rows}) AS m(to_address, subject, body, user_sid, is_proof)
+     WHERE m.is_proof OR ${provenAddress(sql`m.user_sid`, sql`m.to_address`)}
+    RETURNING id`;
 }

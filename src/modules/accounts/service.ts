@@ -83,8 +83,19 @@ export async function takeClientMailQuota(ctx: AppContext, clientAddress: string
  */
 export async function takeSenderMailQuota(ctx: AppContext, tx: Db, userSid: string, n: number): Promise<void> {
   if (n <= 0) return;
-  const taken = await takeHits(tx, `mail:user:${userSid}`, n, ctx.config.mailPerUserPerHour, 3600);
-  if (!taken.ok) throw errors.quotaExceeded(`You may send at most ${ctx.config.mailPerUserPerHour} emails an hour.`, taken.retryAfter);
+  const quota = senderMailQuota(ctx, userSid, n);
+  const taken = await takeHits(tx, quota.key, n, quota.max, quota.windowSeconds);
+  if (!taken.ok) throw senderMailQuotaExceeded(ctx, taken.retryAfter);
+}
+
+/** The sender's hourly mail quota, for a caller that takes `n` of it inside a statement of its own (takeHitsSql). */
+export function senderMailQuota(ctx: AppContext, userSid: string, n: number) {
+  return { key: `mail:user:${userSid}`, n, max: ctx.config.mailPerUserPerHour, windowSeconds: 3600 };
+}
+
+/** The 429 of a sender's spent mail quota. */
+export function senderMailQuotaExceeded(ctx: AppContext, retryAfter: number) {
+  return errors.quotaExceeded(`You may send at most ${ctx.config.mailPerUserPerHour} emails an hour.`, retryAfter);
 }
 
 /** Whether one more account mail may go to `email` this hour (counted when it may). */

@@ -7,12 +7,11 @@ import { findMembership, type Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
-import { query } from '../../db/client.js';
 import { notifications } from '../../db/schema.js';
 import { findNotification, type NotificationRow } from './repository.js';
-import { sendNotifications } from './send.js';
-import { activeMember } from '../../core/rules.js';
-import { takeSenderMailQuota } from '../accounts/service.js';
+import { sendInOneStatement } from './send.js';
+import { senderMailQuota, senderMailQuotaExceeded } from '../accounts/service.js';
+import { secondsLeft } from '../../core/rate-limit.js';
 
 export interface NotificationBody {
   to: { sid: string; name?: string }[];
@@ -37,51 +36,37 @@ export async function loadNotification(ctx: AppContext, actor: Actor, sid: strin
   return { row, viewer: membership.personnelSid };
 }
 
-/** Refuses (400, field `to`) recipients that are not active personnel of the organization. */
-async function checkRecipients(ctx: AppContext, orgSid: string, sids: string[]) {
-  const wellFormed = sids.filter(isSid);
-  const active = wellFormed.length ? await query<{ sid: string }>(ctx.db, sql`
-    SELECT sid FROM personnel
-     WHERE organization_sid = ${orgSid} AND sid IN (${sql.join(wellFormed.map((s) => sql`${s}`), sql`, `)})
-       AND ${activeMember.sql()}`) : [];
-  const known = new Set(active.map((r) => r.sid));
-  const unknown = [...new Set(sids.filter((s) => !known.has(s)))];
-  if (unknown.length) throw errors.fields({ to: unknown.map((s) => `${s} is not an active member of this organization.`) });
-}
-
-/** Refuses (400, field `parent`) a parent the caller did not receive or send in this organization. */
-async function checkParent(ctx: AppContext, membership: Membership, parentSid: string) {
-  const found = isSid(parentSid) ? await findNotification(ctx.db, parentSid) : undefined;
-  if (!found || found.organization_sid !== membership.organizationSid || !permissions.notification.read(membership.personnelSid, found)) {
-    throw errors.field('parent', 'No notification with this sid that you received or sent in this organization.');
-  }
-}
-
 /**
- * Sends a notification from the caller to each recipient in `to` (one copy each), in one
- * transaction with its outbox mail and live event. Returns the first recipient's copy.
+ * Sends a notification from the caller to each recipient in `to` (one copy each) with its
+ * outbox mail and live events, and returns the first recipient's copy: one statement
+ * (send.ts, sendInOneStatement) that also checks the recipients (each an active member,
+ * else 400 on `to`), the parent (one the caller received or sent here, else 400 on
+ * `parent`) and, with should_email, takes each recipient from the sender's mail quota
+ * (429, nothing written), so nothing is written unless every check holds.
  */
 export async function createNotification(ctx: AppContext, membership: Membership, body: NotificationBody, actor: Actor): Promise<NotificationRow> {
   const recipientSids = body.to.map((r) => r.sid);
-  await checkRecipients(ctx, membership.organizationSid, recipientSids);
-  if (body.parent) await checkParent(ctx, membership, body.parent.sid);
-  const [first] = await ctx.db.transaction(async (tx) => {
-    // should_email sends text of the sender's choosing: each recipient counts against the sender's mail quota (429, nothing sent).
-    if (body.should_email) await takeSenderMailQuota(ctx, tx, actor.userSid, new Set(recipientSids).size);
-    return sendNotifications(tx, {
-      organizationSid: membership.organizationSid,
-      senderSid: membership.personnelSid,
-      recipientSids,
-      name: body.name,
-      body: body.body ?? '',
-      parentSid: body.parent?.sid ?? null,
-      shouldEmail: body.should_email ?? false,
-    });
-  });
+  const quota = body.should_email ? senderMailQuota(ctx, actor.userSid, new Set(recipientSids).size) : undefined;
+  const outcome = await sendInOneStatement(ctx.db, {
+    organizationSid: membership.organizationSid,
+    senderSid: membership.personnelSid,
+    recipientSids,
+    name: body.name,
+    body: body.body ?? '',
+    parentSid: body.parent?.sid ?? null,
+    shouldEmail: body.should_email ?? false,
+  }, { activeOnly: true, parentReader: body.parent ? membership.personnelSid : undefined, quota });
+  const refused = outcome.recipients.filter((r) => !r.active).map((r) => r.sid);
+  if (refused.length) throw errors.fields({ to: refused.map((s) => `${s} is not an active member of this organization.`) });
+  if (!outcome.parentFound) {
+    throw errors.field('parent', 'No notification with this sid that you received or sent in this organization.');
+  }
+  if (!outcome.senderFound) throw new Error(`createNotification: the sender ${membership.personnelSid} is no longer personnel of ${membership.organizationSid}`);
+  if (quota && !outcome.quotaTaken) {
+    throw senderMailQuotaExceeded(ctx, quota.n > quota.max ? quota.windowSeconds : await secondsLeft(ctx.db, quota.key, quota.windowSeconds));
+  }
   ctx.mail.kick();
-  // A recipient archived between the check and the transaction is skipped by sendNotifications.
-  if (!first) throw errors.fields({ to: ['None of the recipients is an active member of this organization.'] });
-  return (await findNotification(ctx.db, first))!;
+  return outcome.recipients[0].notification!;
 }
 
 /** GET detail: the recipient's read marks their copy read; the sender's read changes nothing. */

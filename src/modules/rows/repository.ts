@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client.js';
-import { cells, columns, projectMembers, projects, rows, tables, users, widgets } from '../../db/schema.js';
+import { query, type Db } from '../../db/client.js';
+import { cells, columns, projectMembers, projects, rowCounts, rows, tables, users, widgets } from '../../db/schema.js';
+import { readsProject } from '../../core/rules.js';
 import { containsPattern, isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows } from './access.js';
@@ -55,14 +56,52 @@ function select(db: Db, personnelSid: string) {
     .leftJoin(creator, eq(creator.sid, rows.createdBy));
 }
 
+/** What record_row_counts can count exactly: the rows of a table or project, in a state. */
+interface CountedFilter {
+  table__sid?: string;
+  project__sid?: string;
+  is_archived?: boolean;
+  is_locked?: boolean;
+}
+
+/**
+ * The exact number of rows the member may read under `filter`, as a subquery that sums
+ * the counters of record_row_counts (kept by triggers in every row write's transaction):
+ * a few counter rows per table and project, however many rows the table holds.
+ */
+function rowCount(orgSid: string, membership: Membership, filter: CountedFilter): SQL<number> {
+  const { is_archived: a, is_locked: l } = filter;
+  let measure: SQL;
+  if (a === undefined && l === undefined) measure = sql`c.rows`;
+  else if (l === undefined) measure = a ? sql`c.archived` : sql`c.rows - c.archived`;
+  else if (a === undefined) measure = l ? sql`c.locked` : sql`c.rows - c.locked`;
+  else if (a && l) measure = sql`c.archived_locked`;
+  else if (a) measure = sql`c.archived - c.archived_locked`;
+  else if (l) measure = sql`c.locked - c.archived_locked`;
+  else measure = sql`c.rows - c.archived - c.locked + c.archived_locked`;
+  const conditions = [
+    sql`c.organization_sid = ${orgSid}`,
+    filter.table__sid !== undefined ? sql`c.table_sid = ${filter.table__sid}` : undefined,
+    filter.project__sid !== undefined ? sql`c.project_sid = ${filter.project__sid}` : undefined,
+    readsProject.forMember(membership, sql`c.project_sid`),
+  ].filter((c): c is SQL => c !== undefined);
+  return sql<number>`(SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})`;
+}
+
 export async function countRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(rows).where(where(orgSid, membership, filter));
+  const [row] = await query<{ n: number }>(db, sql`SELECT ${rowCount(orgSid, membership, filter)} AS n`);
   return row.n;
 }
 
-export async function pageRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number, offset: number) {
-  return (await select(db, membership.personnelSid).where(where(orgSid, membership, filter))
-    .orderBy(rows.dateCreated, rows.sid).limit(limit).offset(offset)) as RowRecord[];
+/** A page of rows, oldest first, with the count of the whole list (from the counters). */
+export async function pageRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number, offset: number): Promise<Counted<RowRecord>> {
+  return counted(await db.select({ ...fields, total: rowCount(orgSid, membership, filter) }).from(rows)
+    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, membership.personnelSid)))
+    .innerJoin(tables, eq(tables.sid, rows.tableSid))
+    .innerJoin(projects, eq(projects.sid, rows.projectSid))
+    .leftJoin(creator, eq(creator.sid, rows.createdBy))
+    .where(where(orgSid, membership, filter))
+    .orderBy(rows.dateCreated, rows.sid).limit(limit).offset(offset) as (RowRecord & { total: number })[]);
 }
 
 export async function findRow(db: Db, sid: string, personnelSid: string): Promise<RowRecord | undefined> {
@@ -133,7 +172,9 @@ export async function gridRows(
   const ordering = filter.ordering ?? 'date_created';
   const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
   const direction = ordering.startsWith('-') ? desc : asc;
-  const total = totalOf(db.select({ n: count() }).from(rows).where(condition));
+  // The counters count every filter but `search` exactly; a search is counted row by row.
+  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
+    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
   const found = await db.select({ ...fields, total }).from(rows)
     .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, membership.personnelSid)))
     .innerJoin(tables, eq(tables.sid, rows.tableSid))

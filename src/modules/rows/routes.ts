@@ -11,7 +11,7 @@ import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
 import { ErrorResponses, Page, PageQuery } from '../../core/schemas.js';
-import { pageEnvelope, pageRequest } from '../../core/pagination.js';
+import { pageEnvelope, pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
 import { cellsOfRows, countRows, findRow, gridRows, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
 import { cellsOfRowSids } from '../cells/repository.js';
@@ -84,11 +84,13 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
       },
+      // The page carries its count, summed from the row counters (rows/repository.ts).
+      counted: true,
       count: (scope, query) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, query),
       rows: async (scope, query, serializer, page) => {
         const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset);
-        if (serializer !== 'detail') return found.map((r) => serializeRow(r, serializer, scope.membership));
-        return rowDetails(ctx, found, scope.membership);
+        if (serializer !== 'detail') return withTotal(found.map((r) => serializeRow(r, serializer, scope.membership)), found);
+        return withTotal(await rowDetails(ctx, found, scope.membership), found);
       },
     },
     post: {
