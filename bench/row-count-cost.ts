@@ -21,6 +21,7 @@ const DB_NAME = `records_rowcount_${process.pid}`;
 const RUNS = Number(process.argv[2] ?? 15);
 const SIZE: SeedSize = {
   personnel: 20, projects: 20, tables: 3, columnsPerTable: 1, rows: 100_000, smallTableRows: 1_000, longRowVersions: 10_000, recipients: 2,
+  postRows: 10, workflows: 1, stepsPerWorkflow: 1,
 };
 
 const urlOf = (name: string) => {

@@ -13,13 +13,16 @@ import pg from 'pg';
 import { Managed, ROOT, freePort, killAllStarted, waitForHttp } from './lib/processes.js';
 import { WireCounter } from './lib/wire-counter.js';
 import { seedPostgres, type SeedSize } from './seed.js';
-import { cellList, cellPatch, inboxList, notificationPost, personnelList, rowList, versionList, type Scenario } from './scenarios.js';
+import {
+  cellList, cellPatch, cellPost, gridList, inboxList, notificationPost, personnelList, rowList, stepList, versionList, workflowList, type Scenario,
+} from './scenarios.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `records_trips_${process.pid}`;
 const REQUESTS = 5;
 const SIZE: SeedSize = {
   personnel: 20, projects: 2, tables: 3, columnsPerTable: 2, rows: 40, smallTableRows: 4, longRowVersions: 600, recipients: 5,
+  postRows: 10, workflows: 2, stepsPerWorkflow: 2,
 };
 
 const urlOf = (name: string) => {
@@ -53,8 +56,8 @@ async function main() {
     await waitForHttp(server, `${base}/health/`, 120_000);
     const seed = await seedPostgres(base, pool, SIZE, () => {}, path.join(tmp, 'mail'));
     const scenarios: Scenario[] = [
-      personnelList(seed, 'list'), cellPatch(seed), notificationPost(seed), inboxList(seed), cellList(seed),
-      rowList(seed, 'small'), rowList(seed, 'big'), versionList(seed),
+      personnelList(seed, 'list'), cellPatch(seed), cellPost(seed), notificationPost(seed), inboxList(seed), cellList(seed),
+      rowList(seed, 'small'), rowList(seed, 'big'), gridList(seed), versionList(seed), workflowList(seed), stepList(seed),
     ].filter((s) => !only.length || only.some((prefix) => s.id.startsWith(prefix)));
     for (const scenario of scenarios) {
       await send(base, scenario);
