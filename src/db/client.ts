@@ -13,6 +13,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
 import { tracePgQuery, traceQuery, tracingOn } from '../core/tracing.js';
 import { lockDataFolder } from './folder-lock.js';
+import { initFromTemplate } from './template.js';
 import { queryCounter } from '../core/query-count.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
@@ -140,6 +141,8 @@ export async function openDatabase(options: {
   // is plenty for one process's working set (PGlite's own start parameters are kept).
   let client: PGlite;
   try {
+    // A new folder from the build's template rather than initdb in this process (db/template.ts).
+    initFromTemplate(dir);
     client = await PGlite.create(dir, {
       startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
       extensions: { pg_trgm },
