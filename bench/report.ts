@@ -57,6 +57,8 @@ export interface Results {
   frontend?: FrontendResult | { status: string } | null;
   /** issue 15, target 3: scenario 2 (one organization) beside 2s (10 organizations) at each number of connections */
   org_spread?: OrgSpread[];
+  /** issue 15, target 6: the embedded server's peak RSS (VmHWM, MB) at each stage, and the targets */
+  embedded_memory?: EmbeddedMemory | null;
   targets: Target[];
 }
 
@@ -75,6 +77,18 @@ export function orgSpread(results: Pick<Results, 'scenarios'>): OrgSpread[] {
     const one = pg.find((s) => s.id === '2-cell-patch' && s.connections === ten.connections);
     return one ? [{ connections: ten.connections, one_org_rps: one.rps, ten_orgs_rps: ten.rps, ratio: Math.round((one.rps / ten.rps) * 1000) / 1000 }] : [];
   });
+}
+
+export interface EmbeddedMemory {
+  /** the first start on a new data folder, until /health/ answers */
+  first_start_mb: number;
+  /** the same process after seeding the embedded organization through HTTP (not a target) */
+  seeding_mb: number;
+  /** restarted on the same folder, when /health/ answers */
+  restart_ready_mb: number;
+  /** the restarted server after scenarios 1 and 2 at 10 connections (its peak since it started) */
+  running_mb: number;
+  targets: { first_start_mb: number; running_mb: number };
 }
 
 const measuredFrontend = (f: Results['frontend']): FrontendResult | null => (f && 'assets' in f ? f : null);
@@ -283,8 +297,21 @@ export function checkTargets(results: Results): Target[] {
       holds: web.assets.first_screen_js_gzip_bytes <= 250_000,
     });
   }
+  const em = results.embedded_memory;
+  if (em) {
+    targets.push({
+      target: `embedded: first start on a new data folder peaks < ${em.targets.first_start_mb} MB RSS (until /health/ answers)`,
+      measured: `${fixed(em.first_start_mb)} MB`,
+      holds: em.first_start_mb < em.targets.first_start_mb,
+    });
+    targets.push({
+      target: `embedded: the running server peaks < ${em.targets.running_mb} MB RSS (restarted, then scenarios 1 and 2 at 10 connections)`,
+      measured: `${fixed(em.running_mb)} MB (${fixed(em.restart_ready_mb)} MB when ready)`,
+      holds: em.running_mb < em.targets.running_mb,
+    });
+  }
   for (const [where, processes] of Object.entries(results.peak_rss)) {
-    if (!processes.length || where === 'embedded_first_start') continue;
+    if (!processes.length || where.startsWith('embedded')) continue;
     const worst = Math.max(...processes.map((p) => p.peak_rss_mb));
     targets.push({
       target: `peak RSS < 200 MB per process (${where})`,
@@ -389,7 +416,8 @@ export function renderMarkdown(results: Results): string {
   }
   out.push('');
   const places: Record<string, string> = {
-    postgresql: 'PostgreSQL servers', embedded: 'embedded server', embedded_first_start: 'embedded server, first start (initializing its data folder, then seeded)',
+    postgresql: 'PostgreSQL servers', embedded: 'embedded server restarted, after scenarios 1 and 2', embedded_first_start: 'embedded server, first start on a new data folder (until /health/ answers)',
+    embedded_seeding: 'the same process, after seeding', embedded_restart_ready: 'embedded server restarted, when ready',
   };
   out.push(`Peak RSS: ${Object.entries(results.peak_rss).map(([where, ps]) => `${places[where] ?? where}: `
     + ps.map((p) => `${p.role} ${fixed(p.peak_rss_mb)} MB`).join(', ')).join('; ')}.`);

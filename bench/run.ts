@@ -24,6 +24,7 @@
 //   --spread            only scenarios 2 and 2s (cell PATCH on one organization vs spread over
 //                       10), at 10 and 50 connections, on the quick seed (--quick: 3 s runs); bench/results/spread.json
 //   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
+//   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
@@ -33,7 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Managed, ROOT, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
+import { Managed, ROOT, type PeakRss, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
 import { CpuMonitor } from './lib/cpu.js';
 import { drive, median, type Plan, type RequestSpec, type RunResult } from './lib/load.js';
 import { call } from './lib/http.js';
@@ -57,6 +58,7 @@ const WAIT_QUIET = argv.includes('--wait-quiet');
 const SOAK = argv.includes('--soak');
 const WEB_ONLY = argv.includes('--web');
 const SPREAD_ONLY = argv.includes('--spread');
+const EMBEDDED_ONLY = argv.includes('--embedded');
 const SOAK_SECONDS = argv.includes('--soak-seconds') ? Number(argv[argv.indexOf('--soak-seconds') + 1]) : QUICK ? 30 : 300;
 const OUT = argv.includes('--out') ? path.resolve(argv[argv.indexOf('--out') + 1]) : path.join(ROOT, 'bench', 'results', QUICK ? 'quick.json' : 'latest.json');
 const WORKERS = Number(process.env.WORKERS || 2);
@@ -383,6 +385,7 @@ function emptyResults(machineInfo: Record<string, unknown>): Results {
     page_cost: null,
     soak: null,
     frontend: null,
+    embedded_memory: null,
     targets: [],
   };
 }
@@ -508,32 +511,92 @@ async function webOnly() {
   log(`\nthe web app's step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
 }
 
+type PreparedEmbedded = Awaited<ReturnType<typeof prepareEmbedded>>;
+
+/**
+ * The embedded server's first start on a new data folder (its peak RSS until /health/
+ * answers), its seed through HTTP, then a restart on the same folder, as an operator's
+ * server is; the restarted server is the one measured.
+ */
+async function prepareEmbedded() {
+  const server = await startService('embedded', { databaseUrl: null, workers: 1 });
+  const firstStart = server.managed.sample();
+  const seeded = await seedEmbedded(server.base, EMBEDDED_SIZE, path.join(server.dataDir, 'mail'));
+  // Each added member was mailed an invitation: let the mail worker finish writing them
+  // (as .eml files, without SMTP_URL), so that it is idle during the measurements.
+  const mailDir = path.join(server.dataDir, 'mail');
+  const invitations = EMBEDDED_SIZE.personnel - 1;
+  const deadline = Date.now() + 120_000;
+  const written = () => (fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml')).length : 0);
+  while (written() < invitations && Date.now() < deadline) await sleep(250);
+  const seeding = server.managed.sample();
+  await server.managed.stop();
+  const restarted = await startService('embedded-restarted', { databaseUrl: null, workers: 1, dataDir: server.dataDir });
+  const restartReady = restarted.managed.sample();
+  return { server: restarted, seeded: { ...seeded, base: restarted.base }, firstStart, seeding, restartReady };
+}
+
+/** Scenarios 1 and 2 on the restarted embedded server at 10 connections; its memory from first start to the end of the load. */
+async function measureEmbedded(results: Results, prepared: PreparedEmbedded): Promise<void> {
+  const { server: embedded, seeded: eseed, firstStart, seeding, restartReady } = prepared;
+  results.seed = { ...results.seed, embedded: { ...EMBEDDED_SIZE, seconds: eseed.seconds } };
+  log(`[${elapsed()}] the service on the embedded database (PGlite, one process), seeded through HTTP in ${eseed.seconds.toFixed(1)} s: `
+    + `${EMBEDDED_SIZE.personnel} personnel, ${eseed.rows.length} rows, ${eseed.cells.length} cells`);
+  const embeddedScenarios = [personnelList(eseed, 'list'), personnelList(eseed, 'detail'), cellPatchEmbedded(eseed)];
+  for (const scenario of embeddedScenarios) await check(embedded.base, scenario);
+  const http = (id: string, base: string, spec: RequestSpec): Contender => ({ id, run: (c, seconds) => drive(base, spec, c, seconds) });
+  const measured = await measureInRounds(embeddedScenarios.map((s) => http(s.id, embedded.base, s.spec)), 10, EMBEDDED_PLAN, {
+    cpu, quiet, after: () => { embedded.managed.sample(); },
+  });
+  for (const scenario of embeddedScenarios) {
+    const m = measured.get(scenario.id)!;
+    log(line(scenario.id, m));
+    results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'embedded', status: 'measured', ...m });
+  }
+  const underLoad = embedded.managed.sample();
+  await embedded.managed.stop();
+  results.peak_rss.embedded_first_start = firstStart;
+  results.peak_rss.embedded_seeding = seeding;
+  results.peak_rss.embedded_restart_ready = restartReady;
+  results.peak_rss.embedded = underLoad;
+  const mb = (p: PeakRss[]) => p[0]?.peak_rss_mb ?? NaN;
+  results.embedded_memory = {
+    first_start_mb: mb(firstStart), seeding_mb: mb(seeding), restart_ready_mb: mb(restartReady), running_mb: mb(underLoad),
+    targets: { first_start_mb: 300, running_mb: 200 },
+  };
+  log(`  embedded peak RSS: first start on a new folder ${mb(firstStart)} MB (then seeded: ${mb(seeding)} MB); `
+    + `restarted: ${mb(restartReady)} MB when ready, ${mb(underLoad)} MB after the load`);
+}
+
+/** `--embedded`: only step 5; merged into the mode's results file (its embedded figures replaced). */
+async function embeddedOnly() {
+  log(`Records Service benchmark, the embedded database only (${QUICK ? 'quick' : 'full'}), tmp ${tmp}`);
+  cpu.start();
+  const prepared = await prepareEmbedded();
+  const fresh = emptyResults(machine('–'));
+  await measureEmbedded(fresh, prepared);
+  const results = previousResults() ?? structuredClone(fresh);
+  results.scenarios = [...results.scenarios.filter((s) => s.database !== 'embedded'), ...fresh.scenarios];
+  for (const key of Object.keys(results.peak_rss)) if (key.startsWith('embedded')) delete results.peak_rss[key];
+  Object.assign(results.peak_rss, fresh.peak_rss);
+  results.embedded_memory = fresh.embedded_memory;
+  results.seed = { ...results.seed, embedded: fresh.seed.embedded };
+  results.targets = checkTargets(results);
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + render(results));
+  log(`\nthe embedded step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
+}
+
 async function main() {
   log(`Records Service benchmark (${QUICK ? 'quick' : 'full'}): database ${DB_NAME}, WORKERS=${WORKERS}, tmp ${tmp}`);
   cpu.start();
   const machineInfo = await createDatabase();
   const results = emptyResults(machineInfo);
 
-  // The embedded server initializes its database (a few CPU-bound seconds) and is seeded
-  // through HTTP while the PostgreSQL organization is seeded; it idles until its turn.
-  const embeddedReady = SKIP_EMBEDDED ? null : (async () => {
-    const server = await startService('embedded', { databaseUrl: null, workers: 1 });
-    const seeded = await seedEmbedded(server.base, EMBEDDED_SIZE, path.join(server.dataDir, 'mail'));
-    // Each added member was mailed an invitation: let the mail worker finish writing them
-    // (as .eml files, without SMTP_URL), so that it is idle during the measurements.
-    const mailDir = path.join(server.dataDir, 'mail');
-    const invitations = EMBEDDED_SIZE.personnel - 1;
-    const deadline = Date.now() + 120_000;
-    const written = () => (fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml')).length : 0);
-    while (written() < invitations && Date.now() < deadline) await sleep(250);
-    // Its first start initialized the data folder (PGlite's initdb and the migrations),
-    // which peaks far above what serving takes: restart it on the same folder, as an
-    // operator's server is, and keep that first peak apart.
-    const firstStart = server.managed.sample();
-    await server.managed.stop();
-    const restarted = await startService('embedded-restarted', { databaseUrl: null, workers: 1, dataDir: server.dataDir });
-    return { server: restarted, seeded: { ...seeded, base: restarted.base }, firstStart };
-  })();
+  // The embedded server initializes its data folder and is seeded through HTTP while the
+  // PostgreSQL organization is seeded; it idles until its turn.
+  const embeddedReady = SKIP_EMBEDDED ? null : prepareEmbedded();
   embeddedReady?.catch(() => {}); // awaited below; a failure is reported there
 
   // 1. The service on PostgreSQL and the limit routes; the seed.
@@ -672,25 +735,7 @@ async function main() {
   }
 
   // 5. Scenarios 1 and 2 on the embedded database (one process).
-  if (embeddedReady) {
-    const { server: embedded, seeded: eseed, firstStart } = await embeddedReady;
-    results.peak_rss.embedded_first_start = firstStart;
-    results.seed = { ...results.seed, embedded: { ...EMBEDDED_SIZE, seconds: eseed.seconds } };
-    log(`[${elapsed()}] the service on the embedded database (PGlite, one process), seeded through HTTP in ${eseed.seconds.toFixed(1)} s: `
-      + `${EMBEDDED_SIZE.personnel} personnel, ${eseed.rows.length} rows, ${eseed.cells.length} cells`);
-    const embeddedScenarios = [personnelList(eseed, 'list'), personnelList(eseed, 'detail'), cellPatchEmbedded(eseed)];
-    for (const scenario of embeddedScenarios) await check(embedded.base, scenario);
-    const measured = await measureInRounds(embeddedScenarios.map((s) => http(s.id, embedded.base, s.spec)), 10, EMBEDDED_PLAN, {
-      cpu, quiet, after: () => { embedded.managed.sample(); },
-    });
-    for (const scenario of embeddedScenarios) {
-      const m = measured.get(scenario.id)!;
-      log(line(scenario.id, m));
-      results.scenarios.push({ id: scenario.id, title: scenario.title, database: 'embedded', status: 'measured', ...m });
-    }
-    results.peak_rss.embedded = embedded.managed.sample();
-    await embedded.managed.stop();
-  }
+  if (embeddedReady) await measureEmbedded(results, await embeddedReady);
 
   compare(results, Object.fromEntries(scenarios.map((s) => [s.id, s.limit])));
   results.org_spread = orgSpread(results);
@@ -706,7 +751,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : main())
+(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

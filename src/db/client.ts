@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,6 +14,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
 import { tracePgQuery, traceQuery, tracingOn } from '../core/tracing.js';
 import { lockDataFolder } from './folder-lock.js';
+import { initFromTemplate } from './template.js';
 import { queryCounter } from '../core/query-count.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
@@ -135,13 +137,23 @@ export async function openDatabase(options: {
   const release = await lockDataFolder(options.dataDir, (err) => {
     console.error(JSON.stringify({ level: 40, msg: 'the lock of the embedded data folder was lost', error: err.message }));
   });
-  // PostgreSQL's default 128 MB of shared buffers lives in the embedded engine's memory
-  // and is touched as it fills; 16 MB keeps a laptop's process about 110 MB smaller and
-  // is plenty for one process's working set (PGlite's own start parameters are kept).
+  // The embedded engine's memory (issue 15, target 6; docs/decisions.md). Its WebAssembly
+  // memory only grows, so what PostgreSQL touches once stays resident: 8 MB of shared
+  // buffers (the default 128 MB, touched as it fills) is plenty for one process's working
+  // set, and maintenance_work_mem is kept to 16 MB (the default 64 MB would be touched by
+  // a VACUUM or an index build once and held for good).
   let client: PGlite;
   try {
+    // A new folder from the build's template rather than initdb in this process (db/template.ts).
+    initFromTemplate(dir);
+    // PGlite's 9 MB module compiled by Liftoff only: V8's optimizing tier compiled the hot
+    // PostgreSQL functions again in the background, ~80 MB more resident memory (code and
+    // its compilers' zones, kept by the allocator), for a throughput gain lost in the noise
+    // of our measurements (docs/decisions.md). A compile-time flag, read when a function is compiled: set before PGlite
+    // compiles its module; the only other WebAssembly in the process is undici's parser.
+    v8.setFlagsFromString('--liftoff-only');
     client = await PGlite.create(dir, {
-      startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+      startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB', '-c', 'maintenance_work_mem=16MB'],
       extensions: { pg_trgm },
     });
   } catch (err) {
