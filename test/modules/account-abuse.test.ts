@@ -112,11 +112,19 @@ describe('what the answer and its time tell', () => {
       await Promise.all(requests());
       return performance.now() - start;
     };
-    const bogus = await timed(() => Array.from({ length: 60 }, (_, i) =>
-      anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: `bogus-${i}` } }).then((r) => expectFieldErrors(r, ['tag']))));
-    const hashes = await timed(() => Array.from({ length: 60 }, () =>
-      anonymous.post(PATHS.signup, { email: uniqueEmail('hashcost'), password: strongPassword() }).then((r) => expectStatus(r, 201))));
-    assert.ok(bogus * 3 < hashes, `60 bogus resets took ${bogus.toFixed(0)} ms, 60 signups (a hash each) ${hashes.toFixed(0)} ms`);
+    // Each batch twice, in turns, and the faster of each compared: a neighbour's burst on a
+    // shared machine slows one batch, rarely both of one kind.
+    const bogusTimes: number[] = [];
+    const hashTimes: number[] = [];
+    for (let round = 0; round < 2; round += 1) {
+      bogusTimes.push(await timed(() => Array.from({ length: 60 }, (_, i) =>
+        anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: `bogus-${round}-${i}` } }).then((r) => expectFieldErrors(r, ['tag'])))));
+      hashTimes.push(await timed(() => Array.from({ length: 60 }, () =>
+        anonymous.post(PATHS.signup, { email: uniqueEmail('hashcost'), password: strongPassword() }).then((r) => expectStatus(r, 201)))));
+    }
+    const bogus = Math.min(...bogusTimes);
+    const hashes = Math.min(...hashTimes);
+    assert.ok(bogus * 3 < hashes, `60 bogus resets took ${bogus.toFixed(0)} ms, 60 signups (a hash each) ${hashes.toFixed(0)} ms (the faster of two runs each)`);
   });
 
   test('forgetpassword answers before it looks the email up: a known email is answered as fast as an unknown one', async () => {
