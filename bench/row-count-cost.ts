@@ -7,53 +7,20 @@
 // table's rows), for the before/after ratio in one run.
 //
 //   npm run -s build && node --import tsx bench/row-count-cost.ts [runs]
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { Managed, ROOT, freePort, killAllStarted, waitForHttp } from './lib/processes.js';
-import { WireCounter, type Statement } from './lib/wire-counter.js';
-import { seedPostgres, type SeedSize } from './seed.js';
+import { withCountedServer } from './lib/counted-server.js';
+import type { Statement } from './lib/wire-counter.js';
+import type { SeedSize } from './seed.js';
 import { timeStatements } from './page-cost.js';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB_NAME = `records_rowcount_${process.pid}`;
 const RUNS = Number(process.argv[2] ?? 15);
 const SIZE: SeedSize = {
   personnel: 20, projects: 20, tables: 3, columnsPerTable: 1, rows: 100_000, smallTableRows: 1_000, longRowVersions: 10_000, recipients: 2,
   postRows: 10, workflows: 1, stepsPerWorkflow: 1,
 };
 
-const urlOf = (name: string) => {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-process.on('exit', () => killAllStarted());
-
 async function main() {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-rowcount-'));
-  const target = new URL(urlOf(DB_NAME));
-  const counter = await WireCounter.start({ host: target.hostname, port: Number(target.port || 5432) });
-  const proxied = new URL(target);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(counter.port);
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: tmp,
-    SIGNUP_ENABLED: 'true', INITIAL_CREDITS: '100000000000.00', DATABASE_URL: proxied.toString(),
-  };
-  for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
-  const server = new Managed('rowcount', process.execPath, [path.join(ROOT, 'dist', 'server.js')], env, path.join(tmp, 'server.log'), ROOT);
-  const pool = new pg.Pool({ connectionString: target.toString(), max: 3 });
-  try {
-    const base = `http://127.0.0.1:${port}`;
-    await waitForHttp(server, `${base}/health/`, 120_000);
-    const started = Date.now();
-    const seed = await seedPostgres(base, pool, SIZE, (line) => console.log(line), path.join(tmp, 'mail'));
+  const started = Date.now();
+  await withCountedServer('rowcount', SIZE, async ({ base, seed, counter, pool, databaseUrl }) => {
     console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(0)} s: tables of ${seed.smallTable.rows} and ${seed.bigTable.rows} rows`);
     const shortRow = (await pool.query(`SELECT sid FROM record_rows WHERE table_sid = $1 ORDER BY sid LIMIT 1`, [seed.smallTable.sid])).rows[0].sid;
 
@@ -90,17 +57,10 @@ async function main() {
     const before = `select count(*) from "record_rows" where ("record_rows"."organization_sid" = $1 and "record_rows"."table_sid" = $2 and TRUE)`;
     captured.push(['before: the row list\'s count, 1,000 rows', { kind: 'extended', sql: before, params: [org, seed.smallTable.sid] }]);
     captured.push(['before: the row list\'s count, 99,001 rows', { kind: 'extended', sql: before, params: [org, seed.bigTable.sid] }]);
-    const costs = await timeStatements(target.toString(), captured.map(([, s]) => s), RUNS);
+    const costs = await timeStatements(databaseUrl, captured.map(([, s]) => s), RUNS);
     console.log(`\nmedian of ${RUNS} EXPLAIN ANALYZE runs (planning + execution, ms):`);
     for (const [i, [label]] of captured.entries()) console.log(`  ${label.padEnd(48)} ${costs[i].total_ms.toFixed(3).padStart(8)}   ${costs[i].plan.slice(0, 150)}`);
-  } finally {
-    await pool.end();
-    await server.stop();
-    await counter.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.end();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
+  }, (line) => console.log(line));
 }
 
 main().catch((err) => {
