@@ -91,7 +91,9 @@ test('the grid scrolls 100,000 rows, requesting only the pages in view', async (
 
   // Search by name: the server filters, the grid shows the 10 matching rows.
   await page.getByLabel('Search rows by name').fill('Row 09999');
-  await page.getByRole('rowheader', { name: 'Row 099995' }).waitFor();
+  // A search over 100,000 names (and its count, row by row): on the embedded database of a
+  // busy machine it has taken over 15 s (the context's default).
+  await page.getByRole('rowheader', { name: 'Row 099995' }).waitFor({ timeout: 45_000 });
   await page.waitForFunction(() => document.querySelector('[role=grid]')?.getAttribute('aria-rowcount') === '11');
   const searched = rowRequests.filter((url) => url.searchParams.get('search') === 'Row 09999');
   assert.ok(searched.length >= 1 && searched.length <= 2, `one page of search results (${searched.length} requests)`);
