@@ -53,6 +53,8 @@ async function expectExactCounts(api: Api, who: string): Promise<number> {
     [{}, inOrg],
     [{ project__sid: ws.project.sid }, inOrg.filter((r) => r.project.sid === ws.project.sid)],
     [{ table__sid: ws.table.sid, project__sid: project2.sid }, mine.filter((r) => r.project.sid === project2.sid)],
+    // An empty filter filters nothing, for the page and for its count alike.
+    [{ table__sid: '', project__sid: '' }, inOrg],
   ];
   for (const [query, expected] of lists) {
     assert.equal(await countOf(api, recordPaths.rowList(ws.org.sid, 'name', { ...query, page_size: 1 })), expected.length,

@@ -81,8 +81,9 @@ function rowCount(orgSid: string, membership: Membership, filter: CountedFilter)
   else measure = sql`c.rows - c.archived - c.locked + c.archived_locked`;
   const conditions = [
     sql`c.organization_sid = ${orgSid}`,
-    filter.table__sid !== undefined ? sql`c.table_sid = ${filter.table__sid}` : undefined,
-    filter.project__sid !== undefined ? sql`c.project_sid = ${filter.project__sid}` : undefined,
+    // As where() and the grid's condition read them: an empty sid filters nothing.
+    filter.table__sid ? sql`c.table_sid = ${filter.table__sid}` : undefined,
+    filter.project__sid ? sql`c.project_sid = ${filter.project__sid}` : undefined,
     readsProject.forMember(membership, sql`c.project_sid`),
   ].filter((c): c is SQL => c !== undefined);
   return sql<number>`(SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})`;
