@@ -47,9 +47,9 @@ function where(orgSid: string, membership: Membership, filter: RowFilter): SQL {
   )!;
 }
 
-/** Rows with their table, project, creator and the project role of `personnelSid`. */
-function select(db: Db, personnelSid: string) {
-  return db.select(fields).from(rows)
+/** Rows with their table, project, creator and the project role of `personnelSid`, and `extra` columns. */
+function select<E extends Record<string, SQL>>(db: Db, personnelSid: string, extra: E = {} as E) {
+  return db.select({ ...fields, ...extra }).from(rows)
     .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)))
     .innerJoin(tables, eq(tables.sid, rows.tableSid))
     .innerJoin(projects, eq(projects.sid, rows.projectSid))
@@ -96,11 +96,7 @@ export async function countRows(db: Db, orgSid: string, membership: Membership, 
 
 /** A page of rows, oldest first, with the count of the whole list (from the counters). */
 export async function pageRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number, offset: number): Promise<Counted<RowRecord>> {
-  return counted(await db.select({ ...fields, total: rowCount(orgSid, membership, filter) }).from(rows)
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, membership.personnelSid)))
-    .innerJoin(tables, eq(tables.sid, rows.tableSid))
-    .innerJoin(projects, eq(projects.sid, rows.projectSid))
-    .leftJoin(creator, eq(creator.sid, rows.createdBy))
+  return counted(await select(db, membership.personnelSid, { total: rowCount(orgSid, membership, filter) })
     .where(where(orgSid, membership, filter))
     .orderBy(rows.dateCreated, rows.sid).limit(limit).offset(offset) as (RowRecord & { total: number })[]);
 }
@@ -176,11 +172,7 @@ export async function gridRows(
   // The counters count every filter but `search` exactly; a search is counted row by row.
   const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
     : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
-  const found = await db.select({ ...fields, total }).from(rows)
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, membership.personnelSid)))
-    .innerJoin(tables, eq(tables.sid, rows.tableSid))
-    .innerJoin(projects, eq(projects.sid, rows.projectSid))
-    .leftJoin(creator, eq(creator.sid, rows.createdBy))
+  const found = await select(db, membership.personnelSid, { total })
     .where(condition)
     .orderBy(direction(column), direction(rows.sid))
     .limit(limit).offset(offset);

@@ -31,8 +31,8 @@ export interface StepFilter {
   workflow__sid?: string;
 }
 
-function select(db: Db) {
-  return db.select(fields).from(steps)
+function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E) {
+  return db.select({ ...fields, ...extra }).from(steps)
     .innerJoin(workflows, eq(workflows.sid, steps.workflowSid))
     .innerJoin(widgets, eq(widgets.sid, steps.widgetSid));
 }
@@ -56,10 +56,7 @@ export async function countSteps(db: Db, orgSid: string, filter: StepFilter): Pr
 
 /** A page of an organization's steps: one workflow's in order, otherwise oldest first; with their count. */
 export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<Counted<StepRecord>> {
-  const found = db.select({ ...fields, total: totalOf(countQuery(db, orgSid, filter)) }).from(steps)
-    .innerJoin(workflows, eq(workflows.sid, steps.workflowSid))
-    .innerJoin(widgets, eq(widgets.sid, steps.widgetSid))
-    .where(where(orgSid, filter));
+  const found = select(db, { total: totalOf(countQuery(db, orgSid, filter)) }).where(where(orgSid, filter));
   const ordered = filter.workflow__sid ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
   return counted((await ordered.limit(limit).offset(offset)) as (StepRecord & { total: number })[]);
 }

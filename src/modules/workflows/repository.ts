@@ -27,8 +27,8 @@ export interface WorkflowRecord {
   date_created: string; date_updated: string;
 }
 
-function select(db: Db) {
-  return db.select(fields).from(workflows)
+function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E) {
+  return db.select({ ...fields, ...extra }).from(workflows)
     .leftJoin(tables, eq(tables.sid, workflows.tableSid))
     .leftJoin(creator, eq(creator.sid, workflows.createdBy));
 }
@@ -48,9 +48,7 @@ export async function countWorkflows(db: Db, orgSid: string, tableSid?: string):
 
 /** A page of an organization's workflows (or those specific to one table), oldest first, with their count. */
 export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number): Promise<Counted<WorkflowRecord>> {
-  return counted(await db.select({ ...fields, total: totalOf(countQuery(db, orgSid, tableSid)) }).from(workflows)
-    .leftJoin(tables, eq(tables.sid, workflows.tableSid))
-    .leftJoin(creator, eq(creator.sid, workflows.createdBy))
+  return counted(await select(db, { total: totalOf(countQuery(db, orgSid, tableSid)) })
     .where(where(orgSid, tableSid)).orderBy(workflows.dateCreated, workflows.sid).limit(limit).offset(offset));
 }
 
