@@ -22,6 +22,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The server to talk to (default BASE_URL). */
   baseUrl?: string;
+  /** How long to wait for the answer (default 60 s): longer for a request queued behind many others by design. */
+  timeoutMs?: number;
 }
 
 /** One answer: its status, headers, raw text and (when the body is JSON) the parsed body. */
@@ -49,7 +51,7 @@ export function withQuery(target: string, query?: Query): string {
 
 /** Sends one request; `target` is a path ("/health/") or an absolute URL (a `next` link). */
 export async function http(method: string, target: string, options: RequestOptions = {}): Promise<Answer> {
-  const { token, scheme = 'token', body, rawBody, contentType, query, headers = {}, baseUrl = BASE_URL } = options;
+  const { token, scheme = 'token', body, rawBody, contentType, query, headers = {}, baseUrl = BASE_URL, timeoutMs = REQUEST_TIMEOUT_MS } = options;
   const absolute = /^https?:\/\//i.test(target) ? target : baseUrl.replace(/\/+$/, '') + target;
   const url = new URL(withQuery(absolute, query));
   const sent: Record<string, string> = { ...headers };
@@ -67,7 +69,7 @@ export async function http(method: string, target: string, options: RequestOptio
   }
   let res: Response;
   try {
-    res = await fetch(url, { method, headers: sent, body: payload, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    res = await fetch(url, { method, headers: sent, body: payload, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const e = err as Error & { cause?: Error };
     throw new Error(`${method} ${url.pathname}${url.search} got no answer: ${e.cause?.message ?? e.message}`);
