@@ -82,7 +82,7 @@ function createInstruments(database: Database) {
     aggregator: 'first',
     registers: [registry],
   });
-  const oldest = new client.Gauge({
+  new client.Gauge({
     name: 'records_mail_outbox_oldest_pending_seconds',
     help: 'Age of the oldest mail message not yet delivered (0 when none waits).',
     aggregator: 'first',

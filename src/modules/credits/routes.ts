@@ -1,7 +1,7 @@
 // The credit ledger: every change of an organization's credits, listed for its Admins.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { desc, eq, sql, count } from 'drizzle-orm';
+import { desc, eq, count } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import { defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';

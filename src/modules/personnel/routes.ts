@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
-import { organizationLevel, type OrganizationScope } from '../../core/levels.js';
+import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { withTotal } from '../../core/pagination.js';
 import { PersonnelCreate, PersonnelListQuery, PersonnelPatch, PersonnelShapes } from './schemas.js';

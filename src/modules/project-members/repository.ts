@@ -1,5 +1,5 @@
 // Project memberships, each with its personnel's name (one join, no query per record).
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, projectMembers, projects } from '../../db/schema.js';

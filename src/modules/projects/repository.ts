@@ -1,6 +1,6 @@
 // Projects: the caller's project role comes along with every row (joined through
 // their personnel record in the project's organization), so no query per record.
-import { and, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, isNotNull, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, projectMembers, projects, users } from '../../db/schema.js';
