@@ -46,7 +46,7 @@ export const passwordResets = pgTable('password_resets', {
   expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true, precision: 6 }),
   dateCreated: created(),
-}, (t) => [index('password_resets_user_idx').on(t.userSid)]);
+}, (t) => [index('password_resets_user_idx').on(t.userSid), index('password_resets_expires_idx').on(t.expiresAt)]);
 
 /**
  * Addresses a user has proved to be theirs (lower-cased): mail other than a proof or an

@@ -24,6 +24,8 @@ function purges(tokenIdleMinutes: number): Array<{ name: string; table: SQL; exp
     // Sign-in and mail counters (core/rate-limit.ts) are dead once their window has passed.
     { name: 'rate limits', table: sql`rate_limits`, expired: sql`expires_at < now()` },
     { name: 'email proofs', table: sql`email_proofs`, expired: sql`expires_at < now()` },
+    // Reset and invitation tags, used or not, once they no longer open anything.
+    { name: 'password resets', table: sql`password_resets`, expired: sql`expires_at < now()` },
   ];
 }
 

@@ -1,7 +1,7 @@
 // Secrets are not kept (issue 12, points 4 and 9): an API key's creation is never stored
 // for an Idempotency-Key replay (a retry answers 409 naming the key, never the key), and
-// the retention job deletes sent mail, idempotency entries, expired sessions and login
-// failures once their documented time is over (README, "Retention"), and nothing younger.
+// the retention job deletes sent mail, idempotency entries, expired sessions, reset and
+// proof tags and login failures once their documented time is over (README, "Retention"), and nothing younger.
 // A server of its own runs the job every second (RETENTION_CHECK_SECONDS=1); on
 // PostgreSQL two processes of it at once, on the run's database.
 import { after, before, describe, test } from 'node:test';
@@ -80,7 +80,7 @@ describe('an API key\'s creation is never kept for a replay', () => {
 });
 
 describe('the retention job', () => {
-  test('deletes sent mail, idempotency entries, expired sessions and sign-in counters past their time, and nothing younger', async () => {
+  test('deletes sent mail, idempotency entries, expired sessions, reset and proof tags and sign-in counters past their time, and nothing younger', async () => {
     const baseUrl = server!.baseUrl;
     // A sent mail (a reset link), an idempotency entry, a second session, a login failure.
     expectStatus(await http('POST', '/accounts/forgetpassword/', { baseUrl, body: { email } }), 200);
@@ -92,14 +92,19 @@ describe('the retention job', () => {
     expectStatus(await me().with({ 'idempotency-key': freshKey }).post(`/organizations/organization/list/user/${userSid}/detail/`, { name: 'Fresh' }), 201);
     const old = expectStatus(await http('POST', '/accounts/auth/', { baseUrl, body: { username: email, password } }), 200, 'a second session').json.token as string;
     expectStatus(await http('POST', '/accounts/auth/', { baseUrl, body: { username: email, password: 'wrong password' } }), 406, 'a failed sign-in');
-    // Backdated past their times: sent 25 h ago, the entry 25 h old, the session idle 31 min, the failure 16 min old.
+    // Backdated past their times: sent 25 h ago, the entry 25 h old, the session idle 31 min,
+    // the reset and proof tags expired, the failure 16 min old; beside them a reset tag still valid.
     let mailId = 0;
+    const freshReset = sha256(`fresh-reset-${Date.now()}`);
     await behind(async (run) => {
       const sent = await run(`UPDATE mail_outbox SET date_sent = now() - interval '25 hours' WHERE to_address = $1 AND status = 'sent' AND subject = 'Reset your Records Service password' RETURNING id`, [email]);
       assert.equal(sent.rows.length, 1, 'the reset mail was sent');
       mailId = sent.rows[0].id;
       assert.equal((await run(`UPDATE idempotency_keys SET date_created = now() - interval '25 hours' WHERE user_sid = $1 AND key = $2 RETURNING 1`, [userSid, idemKey])).rows.length, 1);
       assert.equal((await run(`UPDATE credentials SET last_used_at = now() - interval '31 minutes' WHERE key_hash = $1 RETURNING 1`, [sha256(old)])).rows.length, 1);
+      assert.equal((await run(`UPDATE password_resets SET expires_at = now() - interval '1 second' WHERE user_sid = $1 RETURNING 1`, [userSid])).rows.length, 1, 'the reset tag');
+      await run(`INSERT INTO password_resets (tag_hash, user_sid, expires_at) VALUES ($1, $2, now() + interval '1 hour')`, [freshReset, userSid]);
+      assert.equal((await run(`UPDATE email_proofs SET expires_at = now() - interval '1 second' WHERE user_sid = $1 RETURNING 1`, [userSid])).rows.length, 1, 'the signup\'s proof tag');
       assert.equal((await run(`UPDATE rate_limits SET window_start = now() - interval '16 minutes', expires_at = now() - interval '1 minute' WHERE key = $1 RETURNING 1`, [`login:account:${email.toLowerCase()}`])).rows.length, 1);
     });
     // The job runs every second (on PostgreSQL in two processes): give it a few runs.
@@ -112,6 +117,8 @@ describe('the retention job', () => {
       assert.equal(await count('SELECT count(*)::int AS n FROM credentials WHERE key_hash = $1', [sha256(old)]), 0, 'the expired session is deleted');
       assert.equal(await count('SELECT count(*)::int AS n FROM credentials WHERE key_hash = $1', [sha256(token)]), 1, 'the live session stays');
       assert.equal(await count('SELECT count(*)::int AS n FROM rate_limits WHERE key = $1', [`login:account:${email.toLowerCase()}`]), 0, 'the old failure count is deleted');
+      assert.deepEqual((await run('SELECT tag_hash FROM password_resets WHERE user_sid = $1', [userSid])).rows, [{ tag_hash: freshReset }], 'the expired reset tag is deleted, the valid one stays');
+      assert.equal(await count('SELECT count(*)::int AS n FROM email_proofs WHERE user_sid = $1', [userSid]), 0, 'the expired proof tag is deleted');
     });
     // The live session still works, at the server as it is now.
     expectStatus(await me().get('/accounts/checktoken/'), 200, 'the live session still works');
