@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DB_KIND } from '../helpers/env.ts';
 import { expectStatus } from '../helpers/assertions.ts';
-import { addMember, isoDay, newOrganization, paths, PATHS, strongPassword, type TestMember } from '../helpers/factories.ts';
+import { addMember, isoDay, newOrganization, newUser, paths, PATHS, strongPassword, type TestMember } from '../helpers/factories.ts';
 import { anonymous, Api } from '../helpers/http.ts';
 import { readMail } from '../helpers/mail.ts';
 import { openStream, sendNotification, type Stream } from '../helpers/notifications.ts';
@@ -99,6 +99,19 @@ describe('an open stream ends when the membership ends', () => {
     const s = await liveStream(who);
     expectStatus(await admin.api.patch(paths.personnelDetail(who.personnel.sid), { date_start: isoDay(-30), date_end: isoDay(-1) }), 200, 'date_end yesterday');
     await assertEnds(s, who, 'You are no longer an active member of the organization.', 'date_end passed');
+  });
+
+  test('a stream opened by someone of no organization has none to lose: it stays open until its credential ends', async () => {
+    const loner = await newUser('rvnoorg');
+    const s = await openStream(streamServer ? loner.api.at(streamServer.baseUrl) : loner.api);
+    streams.push(s);
+    assert.equal(s.status, 200, 'the stream opens');
+    // Give the check time to run twice: the stream is still open.
+    await new Promise((r) => setTimeout(r, 4_500));
+    assert.equal(s.ended, false, 'the membership check does not end it');
+    expectStatus(await loner.api.get(PATHS.logout), 200, 'logout');
+    await s.waitForEnd(END_MS);
+    assert.deepEqual(s.events.at(-1), { id: null, event: 'end', data: { detail: 'Invalid token.' } });
   });
 
   test('a stream of every organization stays open, and delivers, for the organizations still active', async () => {

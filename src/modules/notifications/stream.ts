@@ -56,8 +56,8 @@ function frame(event: LiveEvent): string {
  * Checks every open stream of this process in two queries: a stream whose credential is
  * gone (logout, a deleted API key, a password reset, an idle session, an inactive
  * account) ends; a stream whose user is no longer an active member of an organization
- * stops hearing about it, and ends when no organization is left (or the one it asked
- * for is gone). An open stream counts as use of its session token (at most once a minute).
+ * stops hearing about it, and ends when none of the organizations it had is left (or the
+ * one it asked for is gone). An open stream counts as use of its session token (at most once a minute).
  * Works across processes: it reads the database, not this process's memory.
  */
 async function checkStreams(ctx: AppContext, streams: Set<OpenStream>): Promise<void> {
@@ -80,12 +80,15 @@ async function checkStreams(ctx: AppContext, streams: Set<OpenStream>): Promise<
       continue;
     }
     const now = active.get(stream.userSid) ?? new Set<string>();
-    if (stream.only !== undefined ? !now.has(stream.only) : ![...stream.subscriber.organizations].some((o) => now.has(o))) {
+    const heard = stream.subscriber.organizations;
+    // A stream opened by someone of no organization has none to lose: it stays open (until its credential ends).
+    const noneLeft = stream.only !== undefined ? !now.has(stream.only) : heard.size > 0 && ![...heard].some((o) => now.has(o));
+    if (noneLeft) {
       stream.end('You are no longer an active member of the organization.');
       continue;
     }
     // Organizations left meanwhile are not heard about any more (new ones need a new stream).
-    for (const o of [...stream.subscriber.organizations]) if (!now.has(o)) stream.subscriber.organizations.delete(o);
+    for (const o of [...heard]) if (!now.has(o)) heard.delete(o);
   }
 }
 
