@@ -2,20 +2,22 @@
 // revoke), changing the password, and ending every session ("sign out everywhere").
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 import { sessionQuery } from '../../auth/api/session';
 
 const keysKey = (userSid: string) => ['api-keys', userSid] as const;
 
-/** The person's API keys (first 100, newest first); the keys themselves are never shown again. */
+/** Every API key of the person (newest first); the keys themselves are never shown again. */
 export function useApiKeys(userSid: string) {
   return useQuery({
     queryKey: keysKey(userSid),
     queryFn: () =>
-      unwrap(
-        api.GET('/accounts/apikey/list/{level}/{sid}/list/', {
-          params: { path: { level: 'user', sid: userSid }, query: { page_size: MAX_PAGE_SIZE } },
-        }),
+      allPages((page) =>
+        unwrap(
+          api.GET('/accounts/apikey/list/{level}/{sid}/list/', {
+            params: { path: { level: 'user', sid: userSid }, query: { page, page_size: MAX_PAGE_SIZE } },
+          }),
+        ),
       ),
   });
 }

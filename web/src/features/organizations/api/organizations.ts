@@ -2,17 +2,19 @@
 // caller's own personnel record in it (their organization role).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 
-/** The organizations where the person is active personnel (first 100). */
+/** Every organization where the person is active personnel. */
 export const organizationsQuery = (userSid: string) =>
   queryOptions({
     queryKey: ['organizations', userSid],
     queryFn: () =>
-      unwrap(
-        api.GET('/organizations/organization/list/{level}/{sid}/list/', {
-          params: { path: { level: 'user', sid: userSid }, query: { page_size: MAX_PAGE_SIZE } },
-        }),
+      allPages((page) =>
+        unwrap(
+          api.GET('/organizations/organization/list/{level}/{sid}/list/', {
+            params: { path: { level: 'user', sid: userSid }, query: { page, page_size: MAX_PAGE_SIZE } },
+          }),
+        ),
       ),
   });
 

@@ -1,7 +1,7 @@
 // Tables of an organization and their columns.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 
 export const tablesQuery = (orgSid: string, page = 1) =>
   queryOptions({
@@ -43,15 +43,17 @@ export function useCreateTable(orgSid: string) {
   });
 }
 
-/** The table's columns with their permissions (add_permission: may the caller add one). */
+/** Every column of the table, with their permissions (add_permission: may the caller add one). */
 export const columnsQuery = (orgSid: string, tableSid: string) =>
   queryOptions({
     queryKey: ['columns', tableSid],
     queryFn: () =>
-      unwrap(
-        api.GET('/tables/column/list/{level}/{sid}/list/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { table__sid: tableSid, page_size: MAX_PAGE_SIZE } },
-        }),
+      allPages((page) =>
+        unwrap(
+          api.GET('/tables/column/list/{level}/{sid}/list/', {
+            params: { path: { level: 'organization', sid: orgSid }, query: { table__sid: tableSid, page, page_size: MAX_PAGE_SIZE } },
+          }),
+        ),
       ),
   });
 

@@ -1,17 +1,19 @@
 // Widgets: the built-in ones and the organization's own, with their prices.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 
-/** The widgets the organization may use (first 100: the built-in ones come first). */
+/** Every widget the organization may use (the built-in ones first). */
 export const widgetsQuery = (orgSid: string) =>
   queryOptions({
     queryKey: ['widgets', orgSid],
     queryFn: () =>
-      unwrap(
-        api.GET('/widgets/widget/list/{level}/{sid}/list/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE } },
-        }),
+      allPages((page) =>
+        unwrap(
+          api.GET('/widgets/widget/list/{level}/{sid}/list/', {
+            params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: MAX_PAGE_SIZE } },
+          }),
+        ),
       ),
   });
 

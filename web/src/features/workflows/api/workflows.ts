@@ -2,7 +2,7 @@
 // the workflow screens and of the grid's "Run workflow" row action (docs/workflows.md).
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 import type { components } from '../../../lib/api/schema';
 import { tableQuery } from '../../tables/api/tables';
 
@@ -34,7 +34,7 @@ export function useTableWorkflows(orgSid: string, tableSid: string, page = 1) {
 }
 
 /**
- * The organization's first 100 workflows (list shape): the grid offers those that may run
+ * Every workflow of the organization (list shape): the grid offers those that may run
  * on a row of its table (specific to it, or to any table); `add_permission` says whether
  * the caller is an Admin, who alone may trigger one.
  */
@@ -42,10 +42,12 @@ export const organizationWorkflowsQuery = (orgSid: string) =>
   queryOptions({
     queryKey: ['workflows', orgSid, 'all'],
     queryFn: () =>
-      unwrap(
-        api.GET('/tables/workflow/list/{level}/{sid}/list/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { page_size: MAX_PAGE_SIZE } },
-        }),
+      allPages((page) =>
+        unwrap(
+          api.GET('/tables/workflow/list/{level}/{sid}/list/', {
+            params: { path: { level: 'organization', sid: orgSid }, query: { page, page_size: MAX_PAGE_SIZE } },
+          }),
+        ),
       ),
   });
 
