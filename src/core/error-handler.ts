@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { uniqueRuleError } from './unique.js';
 import { ApiError, MESSAGES, errors } from './errors.js';
-import { missingSlash } from './protocol-errors.js';
+import { lingerAfterRefusal, missingSlash } from './protocol-errors.js';
 
 interface AjvError {
   instancePath: string;
@@ -219,6 +219,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return send(reply, new ApiError(415, { detail: `Unsupported media type "${request.headers['content-type'] ?? ''}" in request; send application/json.` }));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        lingerAfterRefusal(request.raw);
         return send(reply, new ApiError(413, { detail: 'Request body is too large.' }));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return send(reply, errors.badRequest('The request body is empty; send a JSON object.'));

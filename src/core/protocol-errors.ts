@@ -101,3 +101,41 @@ export function installEmptyBodyAsNone(app: FastifyInstance): void {
     if (length === undefined || length === '0') delete headers['content-type'];
   });
 }
+
+/** How long, and how much, a refused upload is still read before its connection closes (`lingerAfterRefusal`). */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A lingering close for a request refused before its body was read (413 over the limit):
+ * Fastify answers it with `Connection: close`, and Node then closes the socket at once,
+ * with the client's upload still arriving. A socket closed with unread data is
+ * reset, and a client still sending reads the reset instead of the answer (ECONNRESET or
+ * EPIPE, not the 413 that says why). Instead the answer is sent and the sending side shut
+ * (FIN), and what the client still sends is read and dropped until it closes its side, for
+ * at most 5 s or 64 MiB; then the socket is closed (as web servers' "lingering close").
+ */
+export function lingerAfterRefusal(request: http.IncomingMessage): void {
+  if (request.complete) return;
+  const socket = request.socket as Socket & { destroySoon: () => void };
+  const destroySoon = socket.destroySoon;
+  // Node calls destroySoon once the last answer on a `Connection: close` socket is written.
+  socket.destroySoon = function lingeringClose(this: Socket & { destroySoon: () => void }) {
+    this.destroySoon = destroySoon;
+    let dropped = 0;
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    this.once('end', close); // the client closed its side: it has read the answer
+    this.once('close', () => clearTimeout(timer));
+    request.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER_BYTES) close();
+    });
+    this.end();
+    request.resume();
+  };
+}

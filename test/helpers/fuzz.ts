@@ -75,7 +75,10 @@ export function send(request: RawRequest, baseUrl = BASE_URL): Promise<RawAnswer
       // A 1 MiB body refused with 413 may be cut off by the server: keep the answer anyway.
       timeout: TIMEOUT_MS,
     });
+    let responded = false;
+    let uploadFailed = '';
     req.on('response', (res) => {
+      responded = true;
       const type = String(res.headers['content-type'] ?? '');
       if (type.startsWith('text/event-stream')) {
         // A live stream never ends: what counts is how soon it answered.
@@ -98,12 +101,25 @@ export function send(request: RawRequest, baseUrl = BASE_URL): Promise<RawAnswer
         settled = true;
         reject(err);
       });
+      res.on('close', () => {
+        if (settled) return;
+        settled = true;
+        reject(new Error('the answer was cut off'));
+      });
+    });
+    req.on('close', () => {
+      if (settled || responded) return;
+      settled = true;
+      reject(new Error(`the connection closed without an answer${uploadFailed ? ` (sending the body failed: ${uploadFailed})` : ''}`));
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     req.on('error', (err) => {
       if (settled) return;
-      // EPIPE/ECONNRESET while uploading a refused body: the answer may still come.
-      if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
+      // EPIPE while uploading a refused body: the answer may still come (until the connection closes).
+      if ((err as NodeJS.ErrnoException).code === 'EPIPE') {
+        uploadFailed = 'EPIPE';
+        return;
+      }
       settled = true;
       reject(err);
     });

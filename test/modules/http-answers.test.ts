@@ -5,6 +5,7 @@
 // redirect handling, its URL normalization) changes what is sent or what comes back.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { BASE_URL } from '../helpers/env.ts';
 import { MESSAGES } from '../helpers/assertions.ts';
@@ -232,4 +233,53 @@ describe('every answer uses the API\'s bodies, also where no route is reached', 
     assert.equal(answer.status, 200);
     assert.equal(answer.body, '{"status":"ok"}');
   });
+});
+
+describe('an upload refused before it is read is answered, not reset', () => {
+  // The server answers 413 before the body has arrived and closes the connection.
+  // Closed at once, with the client's upload still arriving, the socket was reset and the
+  // client, still sending, lost the answer (EPIPE: 61 of 200 here); read to its end and
+  // dropped (a lingering close), every client reads why it was refused.
+  const UPLOADS = 40;
+  const body = Buffer.from(JSON.stringify({ username: 'x'.repeat(2 * 1024 * 1024) }));
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 4 });
+  after(() => agent.destroy());
+
+  function upload(contentType: string, chunked: boolean): Promise<{ status: number; connection?: string; body: string }> {
+    const { hostname, port } = new URL(BASE_URL);
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { 'content-type': contentType };
+      if (!chunked) headers['content-length'] = body.length;
+      const req = http.request({ host: hostname, port, method: 'POST', path: '/accounts/auth/', headers, agent });
+      let failure = '';
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => { failure = err.code ?? err.message; });
+      req.on('close', () => setTimeout(() => reject(new Error(`no answer: the connection ended (${failure || 'closed'})`)), 100));
+      if (chunked) {
+        for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024));
+      } else {
+        req.write(body);
+      }
+      req.end();
+    });
+  }
+
+  for (const [what, contentType, chunked, status, detail] of [
+    ['over the limit, with Content-Length', 'application/json', false, 413, 'Request body is too large.'],
+    ['over the limit, chunked', 'application/json', true, 413, 'Request body is too large.'],
+    // (415: the connection stays open, and Node reads the body to its end before the next request.)
+    ['another media type', 'text/plain', false, 415, 'Unsupported media type "text/plain" in request; send application/json.'],
+  ] as const) {
+    test(`${UPLOADS} uploads of 2 MiB ${what}, four at a time: every one is answered ${status}`, async () => {
+      const answers = await Promise.all(Array.from({ length: UPLOADS }, () => upload(contentType, chunked)));
+      for (const answer of answers) {
+        assert.deepEqual(answer, { status, connection: status === 413 ? 'close' : 'keep-alive', body: JSON.stringify({ detail }) });
+      }
+    });
+  }
 });
