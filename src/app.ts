@@ -21,6 +21,7 @@ import { installIdempotency } from './core/idempotency.js';
 import { installMetrics } from './core/metrics.js';
 import { installRequestSpans } from './core/tracing.js';
 import { ambientTransaction } from './core/record-lock.js';
+import { LiveHub, liveStreamCheck } from './core/live/hub.js';
 import { registerHealth } from './modules/health/routes.js';
 import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
@@ -131,8 +132,24 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     log: app.log,
     retrySeconds: config.mailRetrySeconds,
   });
+  // The live machinery: one LISTEN per process, every open stream, their re-check (core/live/hub.ts).
+  const live = new LiveHub({
+    database, databaseUrl: config.databaseUrl, log: app.log, metrics,
+    tokenIdleMinutes: config.tokenIdleMinutes, streamsPerCredential: config.liveStreamsPerCredential,
+  });
+  const streamCheck = liveStreamCheck(live, app.log);
+  // Every process serves streams (workers or not): listening and the re-check run in each.
+  app.addHook('onReady', async () => {
+    await live.start();
+    streamCheck.start();
+  });
+  app.addHook('preClose', async () => {
+    await streamCheck.stop();
+    live.closeAll();
+  });
+  app.addHook('onClose', () => live.stop());
   const ctx: AppContext = {
-    config, database, mail, metrics,
+    config, database, mail, metrics, live,
     get db() { return ambientTransaction() ?? database.db; },
   };
 

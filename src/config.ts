@@ -56,6 +56,8 @@ export interface Config {
   accountMailPerClientPerHour: number;
   /** Organizations one account may create. */
   organizationsPerUser: number;
+  /** The most live streams (server-sent events) one credential may hold open in one server process (then 429). */
+  liveStreamsPerCredential: number;
 }
 
 export class ConfigError extends Error {
@@ -164,6 +166,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     mailPerUserPerHour: int('MAIL_PER_USER_PER_HOUR', 200, 1, 100000000),
     accountMailPerClientPerHour: int('ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 300, 1, 10000000),
     organizationsPerUser: int('ORGANIZATIONS_PER_USER', 10, 1, 100000),
+    liveStreamsPerCredential: int('LIVE_STREAMS_PER_CREDENTIAL', 16, 1, 100000),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');

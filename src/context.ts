@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { MailWorker } from './jobs/mail.js';
 import type { ServiceMetrics } from './core/metrics.js';
+import type { LiveHub } from './core/live/hub.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
@@ -12,4 +13,6 @@ export interface AppContext {
   mail: MailWorker;
   /** The counters behind GET /metrics that modules feed (cell writes, credits debited). */
   metrics: ServiceMetrics;
+  /** The live machinery: the one LISTEN, the open streams, their bound and re-check (core/live/hub.ts). */
+  live: LiveHub;
 }

@@ -11,8 +11,6 @@ import type { Database } from '../db/client.js';
 import { query } from '../db/client.js';
 import { errors } from './errors.js';
 
-/** The live streams (server-sent events): notifications, and the changes of a table's rows. */
-const STREAM_ROUTES = new Set(['/notifications/notification/stream/', '/tables/row/stream/']);
 const ASK = 'records:metrics:ask';
 const ANSWER = 'records:metrics:answer';
 
@@ -20,6 +18,9 @@ const ANSWER = 'records:metrics:answer';
 export interface ServiceMetrics {
   /** A cell write committed, with the price debited for it (a decimal string like "0.50"). */
   cellWritten(price: string): void;
+  /** A live stream opened, or closed (core/live/hub.ts counts them). */
+  streamOpened(): void;
+  streamClosed(): void;
 }
 
 /** The metrics of this process: one registry, made once (a process runs one app). */
@@ -176,12 +177,6 @@ export function installMetrics(app: FastifyInstance, database: Database, token: 
     client.AggregatorRegistry.setRegistries([m.registry]);
   }
 
-  app.addHook('onRequest', async (request) => {
-    if (STREAM_ROUTES.has(request.routeOptions.url ?? '') && request.method === 'GET') {
-      m.streams.inc();
-      request.raw.once('close', () => m.streams.dec());
-    }
-  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
@@ -211,8 +206,10 @@ export function installMetrics(app: FastifyInstance, database: Database, token: 
       const amount = Number(price);
       if (amount > 0) m.creditsDebited.inc(amount);
     },
+    streamOpened: () => m.streams.inc(),
+    streamClosed: () => m.streams.dec(),
   };
 }
 
 /** A ServiceMetrics that records nothing (the CLI, and before the app is built). */
-export const noMetrics: ServiceMetrics = { cellWritten() {} };
+export const noMetrics: ServiceMetrics = { cellWritten() {}, streamOpened() {}, streamClosed() {} };

@@ -91,14 +91,12 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
   });
 
   const live = new LiveNotifications({
+    hub: ctx.live,
     database: ctx.database,
-    databaseUrl: ctx.config.databaseUrl,
     log: app.log,
     onEvent: (event) => {
       if (event.email) ctx.mail.kick();
     },
   });
   registerNotificationStream(app, ctx, live);
-  app.addHook('onReady', () => live.start());
-  app.addHook('onClose', () => live.stop());
 }

@@ -1,11 +1,12 @@
 // Live record changes (GET /tables/row/stream/): every change of a row or a cell is
 // emitted with pg_notify inside the write's transaction, so it is heard only once it has
 // committed, by every server process on the same PostgreSQL database (and, on PGlite, by
-// this process). One LISTEN per process fans each change out to the streams of its table.
+// this process). The process's one LISTEN (core/live) hands each change to the streams of its table.
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Db } from '../../db/client.js';
-import { ChannelListener } from '../../core/listen.js';
+import type { Db } from '../../db/client.js';
+import type { LiveHub } from '../../core/live/hub.js';
+import { Fanout } from '../../core/live/fanout.js';
 import { personnel } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 
@@ -94,7 +95,7 @@ export function cellEvent(e: CellEventValues): SQL {
       'data_omitted', octet_length(${data}) > ${EVENT_DATA_LIMIT})::text)`;
 }
 
-/** One open stream as the listener sees it. */
+/** One open stream as the fan-out sees it. */
 export interface RecordSubscriber {
   table: string;
   /** Offered every change of the table; the stream decides what the viewer may read. */
@@ -103,39 +104,23 @@ export interface RecordSubscriber {
   resync(): void;
 }
 
-/** The LISTEN of this process, fanning changes out to the open streams of each table. */
-export class RecordListener {
-  private readonly byTable = new Map<string, Set<RecordSubscriber>>();
-  private readonly listener: ChannelListener;
+/** The record changes heard on the process's one LISTEN (core/live), fanned out to the open streams of each table. */
+export class RecordChanges {
+  private readonly byTable = new Fanout<RecordSubscriber>();
 
-  constructor(private readonly options: { database: Database; databaseUrl: string | null; log: FastifyBaseLogger }) {
-    this.listener = new ChannelListener({
-      channel: RECORD_CHANNEL, label: 'record changes', ...options,
+  constructor(hub: LiveHub, private readonly log: FastifyBaseLogger) {
+    hub.listen(RECORD_CHANNEL, {
       hear: (payload) => this.hear(payload),
       // Changes may have been missed meanwhile: every open stream's client re-reads.
       onReconnect: () => {
-        for (const set of this.byTable.values()) for (const subscriber of set) subscriber.resync();
+        for (const subscriber of this.byTable.all()) subscriber.resync();
       },
     });
   }
 
-  start(): Promise<void> {
-    return this.listener.start();
-  }
-
-  stop(): Promise<void> {
-    return this.listener.stop();
-  }
-
   /** Registers an open stream; returns the function that removes it. */
   subscribe(subscriber: RecordSubscriber): () => void {
-    let set = this.byTable.get(subscriber.table);
-    if (!set) this.byTable.set(subscriber.table, (set = new Set()));
-    set.add(subscriber);
-    return () => {
-      set!.delete(subscriber);
-      if (!set!.size && this.byTable.get(subscriber.table) === set) this.byTable.delete(subscriber.table);
-    };
+    return this.byTable.add(subscriber.table, subscriber);
   }
 
   private hear(payload: string) {
@@ -143,9 +128,9 @@ export class RecordListener {
     try {
       event = JSON.parse(payload) as RecordEvent;
     } catch {
-      this.options.log.warn({ payload: payload.slice(0, 200) }, 'record changes: unreadable event');
+      this.log.warn({ payload: payload.slice(0, 200) }, 'record changes: unreadable event');
       return;
     }
-    for (const subscriber of this.byTable.get(event.table) ?? []) subscriber.offer(event);
+    for (const subscriber of this.byTable.of(event.table)) subscriber.offer(event);
   }
 }

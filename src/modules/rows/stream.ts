@@ -6,110 +6,53 @@ import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import { actorOf } from '../../core/auth.js';
-import { roleOf, findProjectRole, type Membership } from '../../core/access.js';
+import { findProjectRole } from '../../core/access.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { tableLevel } from '../../core/levels.js';
 import { refuseOtherMethods } from '../../core/resource.js';
-import { currentPersonnel, readsProject } from '../../core/rules.js';
+import { readsProject } from '../../core/rules.js';
 import { ErrorResponses } from '../../core/schemas.js';
-import { openEventStream, validStreamCredentials, type EventStream } from '../../core/event-stream.js';
+import type { StreamPolicy } from '../../core/live/hub.js';
+import { mayReadProject, standingsOf, type OrgStanding } from '../../core/live/standing.js';
 import { query } from '../../db/client.js';
-import { Periodic } from '../../jobs/periodic.js';
-import { RecordListener, type RecordEvent, type RecordSubscriber } from './live.js';
+import { RecordChanges, type RecordEvent } from './live.js';
 import { readableRow } from './service.js';
 import { RowStreamQuery } from './schemas.js';
-
-/** How often each process checks that its open streams' credentials and roles still hold. */
-export const ROW_STREAM_CHECK_SECONDS = 2;
 
 const NO_LONGER_MEMBER = 'You are no longer an active member of the organization.';
 const NO_LONGER_PROJECT = 'You may no longer read the rows of this project.';
 
-/** What the viewer may read now: their organization role, and the projects where they have a role. */
-interface Standing {
-  membership: Pick<Membership, 'role'> | null;
-  projects: Set<string>;
-}
-
-/** An open stream, as delivery and the periodic check see it. */
-interface OpenRowStream extends RecordSubscriber {
-  credentialSid: string;
-  userSid: string;
+/** What a row stream listens to, and what its viewer may read now. */
+interface RowStreamState {
   organization: string;
   /** project__sid (or the project of row__sid): the stream ends when that project may no longer be read. */
   project: string | undefined;
   rowSid: string | undefined;
-  standing: Standing;
-  stream: EventStream;
-}
-
-const mayRead = (standing: Standing, projectSid: string) =>
-  readsProject.test(standing.membership as Membership | null, standing.projects.has(projectSid) ? 'view' : null);
-
-/** Each (user, organization)'s standing, for the users `userSids`, in one query. */
-async function standings(ctx: AppContext, userSids: string[]): Promise<Map<string, Standing>> {
-  const found = await query<{ user_sid: string; organization_sid: string; personnel_sid: string; is_administrator: boolean; is_archived: boolean; is_current: boolean; projects: string }>(ctx.db, sql`
-    SELECT p.user_sid, p.organization_sid, p.sid AS personnel_sid, p.is_administrator, p.is_archived,
-           ${currentPersonnel.sql('p')} AS is_current, coalesce(string_agg(pm.project_sid, ','), '') AS projects
-      FROM personnel p LEFT JOIN project_members pm ON pm.personnel_sid = p.sid
-     WHERE p.user_sid = ANY(string_to_array(${userSids.join(',')}, ','))
-     GROUP BY p.sid`);
-  const byKey = new Map<string, Standing>();
-  for (const row of found) {
-    const role = roleOf(row);
-    byKey.set(`${row.user_sid}:${row.organization_sid}`, {
-      membership: role ? { role } : null,
-      projects: new Set(row.projects ? row.projects.split(',') : []),
-    });
-  }
-  return byKey;
+  standing: OrgStanding;
 }
 
 /**
- * Checks every open stream of this process: a stream whose credential is gone ends; whose
- * viewer is no longer an active member of the organization ends; whose project (asked for,
- * or the row's) may no longer be read ends; otherwise it hears from now on only of the
- * projects the viewer may read now (a removed project role stops that project's changes).
+ * What a row stream hears as its viewer's standing changes: a viewer no longer an active
+ * member of the organization ends it; so does losing the project it is limited to (asked
+ * for, or the row's); otherwise it hears from now on only of the projects the viewer may
+ * read now (a removed project role stops that project's changes, a new one starts them).
  */
-async function checkStreams(ctx: AppContext, streams: Set<OpenRowStream>): Promise<void> {
-  if (!streams.size) return;
-  const all = [...streams];
-  const valid = await validStreamCredentials(ctx, [...new Set(all.map((s) => s.credentialSid))]);
-  const now = await standings(ctx, [...new Set(all.map((s) => s.userSid))]);
-  for (const s of all) {
-    if (!streams.has(s)) continue;
-    if (!valid.has(s.credentialSid)) {
-      s.stream.end('Invalid token.');
-      continue;
-    }
-    const standing = now.get(`${s.userSid}:${s.organization}`);
-    if (!standing?.membership || standing.membership.role === 'alumni') {
-      s.stream.end(NO_LONGER_MEMBER);
-      continue;
-    }
-    if (s.project && !mayRead(standing, s.project)) {
-      s.stream.end(NO_LONGER_PROJECT);
-      continue;
-    }
-    s.standing = standing;
-  }
+function rowPolicy(state: RowStreamState): StreamPolicy {
+  return {
+    restand(standing) {
+      const there = standing.get(state.organization);
+      if (!there || there.role === 'alumni') return NO_LONGER_MEMBER;
+      if (state.project && !mayReadProject(there, state.project)) return NO_LONGER_PROJECT;
+      state.standing = there;
+      return null;
+    },
+  };
 }
 
 /** Registers the stream route and its listener; open streams end when the app closes, or when their credential or role does. */
 export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
-  const listener = new RecordListener({ database: ctx.database, databaseUrl: ctx.config.databaseUrl, log: app.log });
-  const streams = new Set<OpenRowStream>();
-  const check = new Periodic({ name: 'row stream check', everySeconds: ROW_STREAM_CHECK_SECONDS, task: () => checkStreams(ctx, streams), log: app.log });
-  app.addHook('onReady', async () => {
-    await listener.start();
-    check.start();
-  });
-  app.addHook('preClose', async () => {
-    await check.stop();
-    for (const s of [...streams]) s.stream.close();
-  });
-  app.addHook('onClose', () => listener.stop());
+  const changes = new RecordChanges(ctx.live, app.log);
 
   const url = '/tables/row/stream/';
   app.get(url, {
@@ -130,7 +73,8 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
         + 'Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives '
         + '`event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` '
         + 'within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; '
-        + 'a project role removed stops that project\'s changes. A comment line every 15 seconds keeps the connection open.',
+        + 'a project role removed stops that project\'s changes, a project role given starts them. A comment line every 15 seconds keeps the connection open. '
+        + 'One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).',
       querystring: RowStreamQuery,
       response: {
         200: { description: 'a text/event-stream of `row`, `cell`, `resync` and `end` events', content: { 'text/event-stream': { schema: Type.String() } } },
@@ -139,6 +83,7 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request: FastifyRequest, reply: FastifyReply) => {
     const actor = actorOf(request);
+    ctx.live.admit(actor);
     const q = request.query as { table__sid: string; project__sid?: string; row__sid?: string };
     const { membership, table } = await tableLevel(ctx, actor, q.table__sid);
     let project = q.project__sid;
@@ -154,33 +99,27 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
       if (!found) throw errors.field('project__sid', 'No project with this sid in this organization.');
       if (!readsProject.test(membership, await findProjectRole(ctx.db, membership.personnelSid, project))) throw errors.forbidden();
     }
-    const standing = (await standings(ctx, [actor.userSid])).get(`${actor.userSid}:${table.organizationSid}`) ?? { membership, projects: new Set<string>() };
-
-    let unsubscribe = () => {};
-    const subscriber: OpenRowStream = {
-      credentialSid: actor.credentialSid,
-      userSid: actor.userSid,
+    const state: RowStreamState = {
       organization: table.organizationSid,
-      table: table.sid,
       project,
       rowSid: q.row__sid,
-      standing,
-      stream: openEventStream(request, reply, () => {
-        unsubscribe();
-        streams.delete(subscriber);
-      }),
+      standing: (await standingsOf(ctx.db, [actor.userSid])).get(actor.userSid)?.get(table.organizationSid)
+        ?? { role: membership.role, personnelSid: membership.personnelSid, projects: new Map() },
+    };
+    let unsubscribe = () => {};
+    const stream = ctx.live.open(request, reply, actor, rowPolicy(state), () => unsubscribe());
+    unsubscribe = changes.subscribe({
+      table: table.sid,
       offer(event: RecordEvent) {
-        if (subscriber.project !== undefined && event.project !== subscriber.project) return;
-        if (subscriber.rowSid !== undefined && event.row !== subscriber.rowSid) return;
-        if (!mayRead(subscriber.standing, event.project)) return;
-        subscriber.stream.send(event.kind, event);
+        if (state.project !== undefined && event.project !== state.project) return;
+        if (state.rowSid !== undefined && event.row !== state.rowSid) return;
+        if (!mayReadProject(state.standing, event.project)) return;
+        stream.send(event.kind, event);
       },
       resync() {
-        subscriber.stream.send('resync', { detail: 'Changes may have been missed: read again what you show.' });
+        stream.send('resync', { detail: 'Changes may have been missed: read again what you show.' });
       },
-    };
-    streams.add(subscriber);
-    unsubscribe = listener.subscribe(subscriber);
+    });
   });
   refuseOtherMethods(app, url, ['GET']);
 }

@@ -1,9 +1,6 @@
-// Server-Sent Events: what every live stream of the API shares — its headers, its frames,
-// the keep-alive, and the check that the credentials of open streams still hold.
+// Server-Sent Events: what every live stream of the API writes — its headers, its frames,
+// the keep-alive, and the bound on output a slow reader may leave pending.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'drizzle-orm';
-import type { AppContext } from '../context.js';
-import { query } from '../db/client.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** A client that reads slower than this much pending output is dropped (it reconnects). */
@@ -68,23 +65,4 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, on
   res.on('close', () => stream.close());
   res.on('error', () => stream.close());
   return stream;
-}
-
-/**
- * Of the credentials `credentialSids` (of open streams), those that still hold: not
- * deleted (logout, a deleted API key, a password reset), the account active, a session
- * not idle. An open stream counts as use of its session token (at most once a minute).
- * Reads the database, so it sees revocations made through any server process.
- */
-export async function validStreamCredentials(ctx: AppContext, credentialSids: string[]): Promise<Set<string>> {
-  if (!credentialSids.length) return new Set();
-  // Sids are letters and digits: one comma-separated parameter keeps one statement text (prepared once).
-  const credentials = await query<{ sid: string; stale: boolean }>(ctx.db, sql`
-    SELECT c.sid, c.kind = 'session' AND c.last_used_at < now() - interval '60 seconds' AS stale
-      FROM credentials c JOIN users u ON u.sid = c.user_sid
-     WHERE c.sid = ANY(string_to_array(${credentialSids.join(',')}, ',')) AND u.is_active
-       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${ctx.config.tokenIdleMinutes}))`);
-  const stale = credentials.filter((c) => c.stale).map((c) => c.sid);
-  if (stale.length) await ctx.db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE sid = ANY(string_to_array(${stale.join(',')}, ','))`);
-  return new Set(credentials.map((c) => c.sid));
 }

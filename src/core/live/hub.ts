@@ -1,0 +1,250 @@
+// The live machinery of a server process, shared by every stream of the API (the
+// notifications', the row changes', and whatever streams next): the one LISTEN, the
+// open streams and their bound per credential, the re-check of their credentials and
+// standings, and the access changes that reach a viewer's streams at once. A stream's
+// module says what its stream hears (its channel and its filter) through a StreamPolicy;
+// the hub keeps everything else.
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../../db/client.js';
+import type { ServiceMetrics } from '../metrics.js';
+import type { OrgRole, ProjectRole } from '../access.js';
+import { errors } from '../errors.js';
+import { Periodic } from '../../jobs/periodic.js';
+import { openEventStream, type EventStream } from './event-stream.js';
+import { Fanout } from './fanout.js';
+import { LiveListener, type ChannelHandlers } from './listener.js';
+import { standingsOf, validStreamCredentials, type Standing } from './standing.js';
+
+/** The channel of access changes: pg_notify'd by triggers on personnel and project_members (migration 0020). */
+export const ACCESS_CHANNEL = 'records_access';
+/**
+ * How often each process re-checks its open streams' credentials and standings: a stream
+ * ends within this long of a logout, an API key's deletion, a password reset (which deletes
+ * the account's session tokens), an idle session, a member archived or past date_end.
+ */
+export const STREAM_CHECK_SECONDS = 2;
+/** What a 429 for one stream too many asks the client to wait (a stream closed frees its place at once). */
+const STREAMS_RETRY_SECONDS = 10;
+
+/** A change of a viewer's own access, as the database announced it (`project` null: their personnel record). */
+interface AccessNotice {
+  user: string;
+  organization: string;
+  project: string | null;
+}
+
+/** What a stream tells its client of a change of the viewer's access: where, and their roles there now. */
+export interface AccessChange {
+  organization: string;
+  project: string | null;
+  /** The organization role now (null: no longer personnel there). */
+  role: OrgRole | null;
+  /** The project role now, when `project` is named (null: none). */
+  permission: ProjectRole | null;
+}
+
+/** What a stream's module decides about its stream; the hub calls it. */
+export interface StreamPolicy {
+  /**
+   * The viewer's standing now (the periodic re-check, or at once after a change of their
+   * access): narrow what the stream hears, or answer why it ends (null: it goes on).
+   */
+  restand(standing: Standing): string | null;
+  /** A change of the viewer's access, after restand: a stream that tells its client sends `event: access`. */
+  access?(change: AccessChange): void;
+}
+
+/** Who opens a stream: the request's credential and its user. */
+export interface StreamOwner {
+  credentialSid: string;
+  userSid: string;
+}
+
+interface OpenStream extends StreamOwner {
+  policy: StreamPolicy;
+  stream: EventStream;
+  /** Removes it from the streams of its user. */
+  leave: () => void;
+}
+
+export interface LiveHubOptions {
+  database: Database;
+  databaseUrl: string | null;
+  log: FastifyBaseLogger;
+  tokenIdleMinutes: number;
+  /** The most streams one credential may hold open in this process (LIVE_STREAMS_PER_CREDENTIAL). */
+  streamsPerCredential: number;
+  metrics: Pick<ServiceMetrics, 'streamOpened' | 'streamClosed'>;
+}
+
+export class LiveHub {
+  private readonly listener: LiveListener;
+  private readonly streams = new Set<OpenStream>();
+  private readonly byUser = new Fanout<OpenStream>();
+  private readonly byCredential = new Map<string, number>();
+  /** Access notices heard and not yet applied, by user. */
+  private pending = new Map<string, AccessNotice[]>();
+  private flushScheduled = false;
+  /** Re-checks and access changes apply standings one at a time, so an older reading never replaces a newer one. */
+  private serial: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: LiveHubOptions) {
+    this.listener = new LiveListener(options);
+    this.listener.listen(ACCESS_CHANNEL, { hear: (payload) => this.hearAccess(payload) });
+  }
+
+  /** Adds a channel to the one LISTEN of the process (before the app is ready). */
+  listen(channel: string, handlers: ChannelHandlers): void {
+    this.listener.listen(channel, handlers);
+  }
+
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
+  }
+
+  /** How many streams are open in this process. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Opens an event stream for `owner` (the route has authorized it): 429 when the
+   * credential already holds its bound of streams. `onClose` runs once, however it closes.
+   */
+  open(request: FastifyRequest, reply: FastifyReply, owner: StreamOwner, policy: StreamPolicy, onClose: () => void = () => {}): EventStream {
+    const held = this.admit(owner);
+    const entry: OpenStream = {
+      credentialSid: owner.credentialSid,
+      userSid: owner.userSid,
+      policy,
+      leave: () => {},
+      stream: openEventStream(request, reply, () => {
+        this.untrack(entry);
+        onClose();
+      }),
+    };
+    this.streams.add(entry);
+    entry.leave = this.byUser.add(owner.userSid, entry);
+    this.byCredential.set(owner.credentialSid, held + 1);
+    this.options.metrics.streamOpened();
+    return entry.stream;
+  }
+
+  /**
+   * 429 when `owner`'s credential already holds its bound of open streams in this process
+   * (a route asks first, before its queries; open() asks again); else how many it holds.
+   */
+  admit(owner: Pick<StreamOwner, 'credentialSid'>): number {
+    const held = this.byCredential.get(owner.credentialSid) ?? 0;
+    if (held >= this.options.streamsPerCredential) {
+      throw errors.quotaExceeded(
+        `This credential holds ${held} open live streams, the most allowed: close one before opening another.`, STREAMS_RETRY_SECONDS);
+    }
+    return held;
+  }
+
+  /** Closes every open stream without a word (the server stops). */
+  closeAll(): void {
+    for (const entry of [...this.streams]) entry.stream.close();
+  }
+
+  /**
+   * Re-checks every open stream of this process in two queries: a stream whose credential
+   * is gone ends with `Invalid token.`; every other's policy gets its viewer's standing now.
+   * Reads the database, so it works whichever process the revocation went through.
+   */
+  recheck(): Promise<void> {
+    return this.serially(async () => {
+      if (!this.streams.size) return;
+      const all = [...this.streams];
+      const { database, tokenIdleMinutes } = this.options;
+      const valid = await validStreamCredentials(database.db, tokenIdleMinutes, [...new Set(all.map((s) => s.credentialSid))]);
+      const standings = await standingsOf(database.db, [...new Set(all.map((s) => s.userSid))]);
+      for (const entry of all) {
+        if (!this.streams.has(entry)) continue; // closed meanwhile
+        if (!valid.has(entry.credentialSid)) entry.stream.end('Invalid token.');
+        else this.restand(entry, standings.get(entry.userSid) ?? new Map());
+      }
+    });
+  }
+
+  private untrack(entry: OpenStream) {
+    if (!this.streams.delete(entry)) return;
+    entry.leave();
+    const held = (this.byCredential.get(entry.credentialSid) ?? 1) - 1;
+    if (held > 0) this.byCredential.set(entry.credentialSid, held);
+    else this.byCredential.delete(entry.credentialSid);
+    this.options.metrics.streamClosed();
+  }
+
+  /** Gives `entry` its viewer's standing; false when the stream ended. */
+  private restand(entry: OpenStream, standing: Standing): boolean {
+    const reason = entry.policy.restand(standing);
+    if (reason === null) return true;
+    entry.stream.end(reason);
+    return false;
+  }
+
+  private serially(task: () => Promise<void>): Promise<void> {
+    const run = this.serial.then(task);
+    this.serial = run.catch(() => {});
+    return run;
+  }
+
+  /** An access change committed: if the person has streams here, their standing is re-read at once (batched). */
+  private hearAccess(payload: string) {
+    let notice: AccessNotice;
+    try {
+      notice = JSON.parse(payload) as AccessNotice;
+    } catch {
+      this.options.log.warn({ payload: payload.slice(0, 200) }, 'live: unreadable access change');
+      return;
+    }
+    if (!this.byUser.has(notice.user)) return;
+    const list = this.pending.get(notice.user);
+    if (list) list.push(notice);
+    else this.pending.set(notice.user, [notice]);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.serially(() => this.applyAccess()).catch((err: Error) =>
+        this.options.log.warn({ error: err.message }, 'live: applying an access change failed; the next re-check applies it'));
+    });
+  }
+
+  /** The access changes heard: one query for their people's standings, then each of their streams. */
+  private async applyAccess() {
+    const batch = this.pending;
+    this.pending = new Map();
+    const standings = await standingsOf(this.options.database.db, [...batch.keys()]);
+    for (const [user, notices] of batch) {
+      const standing = standings.get(user) ?? new Map();
+      const changes = new Map(notices.map((n) => [`${n.organization}:${n.project ?? ''}`, n]));
+      for (const entry of this.byUser.of(user)) {
+        if (!this.restand(entry, standing) || !entry.policy.access) continue;
+        for (const n of changes.values()) {
+          const there = standing.get(n.organization);
+          entry.policy.access({
+            organization: n.organization,
+            project: n.project,
+            role: there?.role ?? null,
+            permission: n.project ? (there?.projects.get(n.project) ?? null) : null,
+          });
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The re-check of open streams, every STREAM_CHECK_SECONDS in every process that serves
+ * streams: the loop to start when the app is ready and stop before it closes.
+ */
+export function liveStreamCheck(hub: LiveHub, log: FastifyBaseLogger): Periodic {
+  return new Periodic({ name: 'live stream check', everySeconds: STREAM_CHECK_SECONDS, task: () => hub.recheck(), log });
+}
