@@ -5,6 +5,7 @@ import { loadConfig, settingTypos, ConfigError, type Config } from './config.js'
 import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
 import { serveClusterMetrics } from './core/metrics.js';
+import { serveClusterStreamSlots } from './core/live/slots.js';
 import { describeService } from './core/startup.js';
 import { startTracing } from './core/tracing.js';
 
@@ -44,6 +45,7 @@ async function primary(config: Config, log: Logger): Promise<void> {
   const workers = config.databaseUrl ? config.workers : 1;
   if (workers <= 1) return serve(config);
   serveClusterMetrics();
+  serveClusterStreamSlots();
   // The start-up line, once: when the first worker listens (they share the port).
   cluster.once('listening', () => log.info(describeService(config, workers), STARTED));
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutSeconds: config.statementTimeoutSeconds, poolSize: 2 });

@@ -64,5 +64,7 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, on
   };
   res.on('close', () => stream.close());
   res.on('error', () => stream.close());
+  // The client left before the stream opened (while the route read the database): no close event will come.
+  if (res.destroyed || request.raw.socket?.destroyed) stream.close();
   return stream;
 }

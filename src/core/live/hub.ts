@@ -13,6 +13,7 @@ import { Periodic } from '../../jobs/periodic.js';
 import { openEventStream, type EventStream } from './event-stream.js';
 import { Fanout } from './fanout.js';
 import { LiveListener, type ChannelHandlers } from './listener.js';
+import { streamSlots, type StreamSlots } from './slots.js';
 import { standingsOf, validStreamCredentials, type Standing } from './standing.js';
 
 /** The channel of access changes: pg_notify'd by triggers on personnel and project_members (migration 0020). */
@@ -72,7 +73,7 @@ export interface LiveHubOptions {
   databaseUrl: string | null;
   log: FastifyBaseLogger;
   tokenIdleMinutes: number;
-  /** The most streams one credential may hold open in this process (LIVE_STREAMS_PER_CREDENTIAL). */
+  /** The most streams one credential may hold open on this server (LIVE_STREAMS_PER_CREDENTIAL; core/live/slots.ts). */
   streamsPerCredential: number;
   metrics: Pick<ServiceMetrics, 'streamOpened' | 'streamClosed'>;
 }
@@ -81,21 +82,33 @@ export class LiveHub {
   private readonly listener: LiveListener;
   private readonly streams = new Set<OpenStream>();
   private readonly byUser = new Fanout<OpenStream>();
-  private readonly byCredential = new Map<string, number>();
+  private readonly slots: StreamSlots;
   /** Access notices heard and not yet applied, by user. */
   private pending = new Map<string, AccessNotice[]>();
-  private flushScheduled = false;
+  /**
+   * While access changes are being applied, the events of the other channels wait here, in
+   * the order heard: an event committed after an access change is filtered by the standing
+   * that change made (a role taken away hides the very next write; a role given shows it).
+   */
+  private held: Array<() => void> = [];
+  private holding = false;
   /** Re-checks and access changes apply standings one at a time, so an older reading never replaces a newer one. */
   private serial: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LiveHubOptions) {
     this.listener = new LiveListener(options);
+    this.slots = streamSlots(options.streamsPerCredential);
     this.listener.listen(ACCESS_CHANNEL, { hear: (payload) => this.hearAccess(payload) });
   }
 
   /** Adds a channel to the one LISTEN of the process (before the app is ready). */
   listen(channel: string, handlers: ChannelHandlers): void {
-    this.listener.listen(channel, handlers);
+    this.listener.listen(channel, { ...handlers, hear: (payload) => this.inOrder(() => handlers.hear(payload)) });
+  }
+
+  private inOrder(deliver: () => void) {
+    if (this.holding) this.held.push(deliver);
+    else deliver();
   }
 
   start(): Promise<void> {
@@ -106,17 +119,15 @@ export class LiveHub {
     return this.listener.stop();
   }
 
-  /** How many streams are open in this process. */
-  get size(): number {
-    return this.streams.size;
-  }
-
   /**
    * Opens an event stream for `owner` (the route has authorized it): 429 when the
    * credential already holds its bound of streams. `onClose` runs once, however it closes.
    */
-  open(request: FastifyRequest, reply: FastifyReply, owner: StreamOwner, policy: StreamPolicy, onClose: () => void = () => {}): EventStream {
-    const held = this.admit(owner);
+  async open(request: FastifyRequest, reply: FastifyReply, owner: StreamOwner, policy: StreamPolicy, onClose: () => void = () => {}): Promise<EventStream> {
+    if (!(await this.slots.take(owner.credentialSid))) {
+      const bound = this.options.streamsPerCredential;
+      throw errors.quotaExceeded(`This credential holds ${bound} open live streams, the most allowed: close one before opening another.`, STREAMS_RETRY_SECONDS);
+    }
     const entry: OpenStream = {
       credentialSid: owner.credentialSid,
       userSid: owner.userSid,
@@ -129,22 +140,8 @@ export class LiveHub {
     };
     this.streams.add(entry);
     entry.leave = this.byUser.add(owner.userSid, entry);
-    this.byCredential.set(owner.credentialSid, held + 1);
     this.options.metrics.streamOpened();
     return entry.stream;
-  }
-
-  /**
-   * 429 when `owner`'s credential already holds its bound of open streams in this process
-   * (a route asks first, before its queries; open() asks again); else how many it holds.
-   */
-  admit(owner: Pick<StreamOwner, 'credentialSid'>): number {
-    const held = this.byCredential.get(owner.credentialSid) ?? 0;
-    if (held >= this.options.streamsPerCredential) {
-      throw errors.quotaExceeded(
-        `This credential holds ${held} open live streams, the most allowed: close one before opening another.`, STREAMS_RETRY_SECONDS);
-    }
-    return held;
   }
 
   /** Closes every open stream without a word (the server stops). */
@@ -175,9 +172,7 @@ export class LiveHub {
   private untrack(entry: OpenStream) {
     if (!this.streams.delete(entry)) return;
     entry.leave();
-    const held = (this.byCredential.get(entry.credentialSid) ?? 1) - 1;
-    if (held > 0) this.byCredential.set(entry.credentialSid, held);
-    else this.byCredential.delete(entry.credentialSid);
+    this.slots.free(entry.credentialSid);
     this.options.metrics.streamClosed();
   }
 
@@ -208,13 +203,30 @@ export class LiveHub {
     const list = this.pending.get(notice.user);
     if (list) list.push(notice);
     else this.pending.set(notice.user, [notice]);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.serially(() => this.applyAccess()).catch((err: Error) =>
-        this.options.log.warn({ error: err.message }, 'live: applying an access change failed; the next re-check applies it'));
-    });
+    if (this.holding) return;
+    this.holding = true;
+    setImmediate(() => void this.flushAccess());
+  }
+
+  /** Applies the access changes heard (and those heard meanwhile), then delivers the events held. */
+  private async flushAccess() {
+    try {
+      await this.serially(() => this.applyAccess());
+    } catch (err) {
+      this.options.log.warn({ error: (err as Error).message }, 'live: applying an access change failed; the next re-check applies it');
+    }
+    if (this.pending.size) {
+      setImmediate(() => void this.flushAccess());
+      return;
+    }
+    this.holding = false;
+    for (const deliver of this.held.splice(0)) {
+      try {
+        deliver();
+      } catch (err) {
+        this.options.log.warn({ error: (err as Error).message }, 'live: an event could not be handled');
+      }
+    }
   }
 
   /** The access changes heard: one query for their people's standings, then each of their streams. */

@@ -78,7 +78,6 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
     },
   }, async (request: FastifyRequest, reply: FastifyReply) => {
     const actor = actorOf(request);
-    ctx.live.admit(actor);
     const { organization__sid: only } = request.query as { organization__sid?: string };
     const organizations = only
       ? [(await requireOrganizationMember(ctx.db, actor, only)).organizationSid]
@@ -92,8 +91,9 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
       send: (event) => stream.send('notification', event.item, event.sid),
     };
     let unsubscribe = () => {};
-    const stream = ctx.live.open(request, reply, actor,
+    const stream = await ctx.live.open(request, reply, actor,
       notificationPolicy(subscriber, only, (event, data) => stream.send(event, data)), () => unsubscribe());
+    if (stream.closed) return; // the client left already
     unsubscribe = live.subscribe(subscriber);
 
     // Subscribed first, then caught up: an event arriving meanwhile is sent once (live dedupes by sid).

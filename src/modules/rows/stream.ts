@@ -83,7 +83,6 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request: FastifyRequest, reply: FastifyReply) => {
     const actor = actorOf(request);
-    ctx.live.admit(actor);
     const q = request.query as { table__sid: string; project__sid?: string; row__sid?: string };
     const { membership, table } = await tableLevel(ctx, actor, q.table__sid);
     let project = q.project__sid;
@@ -107,7 +106,8 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
         ?? { role: membership.role, personnelSid: membership.personnelSid, projects: new Map() },
     };
     let unsubscribe = () => {};
-    const stream = ctx.live.open(request, reply, actor, rowPolicy(state), () => unsubscribe());
+    const stream = await ctx.live.open(request, reply, actor, rowPolicy(state), () => unsubscribe());
+    if (stream.closed) return; // the client left already
     unsubscribe = changes.subscribe({
       table: table.sid,
       offer(event: RecordEvent) {
