@@ -1,18 +1,23 @@
 // The frame of every signed-in screen: the organization's name and credits, the switcher,
 // the organization's sections, the inbox with its unread count (kept live by the
-// notification stream the frame opens), the account, and signing out.
+// notification stream the frame opens, which also says when the person's roles change:
+// then every screen re-reads what it shows, app/live-access.ts), the account, and signing out.
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect } from 'react';
 import { Button } from '../components/ui';
 import { useSession, useSignOut } from '../features/auth/api/session';
 import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
 import { InboxLink } from '../features/notifications/components/inbox-link';
 import { LiveNotificationsProvider } from '../features/notifications/components/live-context';
+import { refreshAfterAccessChange } from './live-access';
 
 export function Shell({ orgSid }: { orgSid?: string }) {
   const session = useSession();
   const signOut = useSignOut();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const onAccess = useCallback(() => void refreshAfterAccessChange(queryClient), [queryClient]);
   const user = session.data;
   // The session ended elsewhere (signed out everywhere, a password changed on another device,
   // which the live stream reports): back to the sign-in page rather than a screen of refusals.
@@ -62,5 +67,11 @@ export function Shell({ orgSid }: { orgSid?: string }) {
       </div>
     </>
   );
-  return orgSid ? <LiveNotificationsProvider orgSid={orgSid}>{frame}</LiveNotificationsProvider> : frame;
+  return orgSid ? (
+    <LiveNotificationsProvider orgSid={orgSid} onAccess={onAccess}>
+      {frame}
+    </LiveNotificationsProvider>
+  ) : (
+    frame
+  );
 }

@@ -1,13 +1,13 @@
 // The organization's live notifications, opened once by the frame (shell) and read by the
 // inbox link, the announcement and the inbox screen.
 import { createContext, useContext, type ReactNode } from 'react';
-import { useLiveNotifications, type LiveNotifications } from '../api/live';
+import { useLiveNotifications, type AccessChange, type LiveNotifications } from '../api/live';
 
 const LiveContext = createContext<LiveNotifications>({ state: 'connecting', latest: null });
 
-/** Opens the live stream of the organization for everything inside. */
-export function LiveNotificationsProvider({ orgSid, children }: { orgSid: string; children: ReactNode }) {
-  const live = useLiveNotifications(orgSid);
+/** Opens the live stream of the organization for everything inside; `onAccess`: the person's roles changed. */
+export function LiveNotificationsProvider({ orgSid, onAccess, children }: { orgSid: string; onAccess?: (change: AccessChange | null) => void; children: ReactNode }) {
+  const live = useLiveNotifications(orgSid, onAccess);
   return <LiveContext.Provider value={live}>{children}</LiveContext.Provider>;
 }
 
