@@ -1157,7 +1157,7 @@ export interface paths {
          *     - `event: row`, `data: {kind: "row", organization, table, project, row, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
          *     - `event: cell`, `data: {kind: "cell", organization, table, project, row, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
          *
-         *     `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes. A comment line every 15 seconds keeps the connection open.
+         *     `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes, a project role given starts them. A comment line every 15 seconds keeps the connection open. One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
          */
         get: operations["streamRowChanges"];
         put?: never;
@@ -2004,7 +2004,7 @@ export interface paths {
         };
         /**
          * Live stream of the caller's new notifications (Server-Sent Events)
-         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each new notification sent to the caller, in any organization where they are an active member (or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, `data: <the notification in the list shape>`, whichever server process created it. A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with `Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100).
+         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each new notification sent to the caller, in any organization where they are an active member (or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, `data: <the notification in the list shape>`, whichever server process created it. A change of the caller's own roles (their personnel record in any organization, or a project role) arrives as `event: access`, `data: {organization, project, role, permission}` (no id): `project` is null for the personnel record; `role` is the organization role now ("admin", "member", "alumni", or null when no longer personnel), `permission` the project role now ("admin", "edit", "view", or null). A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with `Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100). One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
          */
         get: operations["getNotificationsNotificationStream"];
         put?: never;
@@ -9974,7 +9974,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a text/event-stream of `notification` events */
+            /** @description a text/event-stream of `notification`, `access` and `end` events */
             200: {
                 headers: {
                     [name: string]: unknown;
