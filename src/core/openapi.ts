@@ -237,6 +237,7 @@ const ERROR = { $ref: '#/components/schemas/Error' };
 const errorAnswer = (description: string, headers?: Json) => ({
   description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ERROR } },
 });
+const ETAG = { description: 'the version of the record, for If-Match on its PATCH', schema: { type: 'string' } };
 const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } };
 
 /** Finishes the document @fastify/swagger generated (see the top of this file). */
@@ -282,7 +283,12 @@ export function finishDocument(doc: Json): Json {
       });
     }
     if (/\/detail\/\{sid\}\/$/.test(path) && (method === 'get' || method === 'patch') && op.responses?.['200']) {
-      op.responses['200'].headers = { ETag: { description: 'the version of the record, for If-Match', schema: { type: 'string' } }, ...op.responses['200'].headers };
+      op.responses['200'].headers = { ETag: ETAG, ...op.responses['200'].headers };
+    }
+    // A create whose answer is the record's detail GET (core/resource.ts, `etag`).
+    if (op['x-etag']) {
+      delete op['x-etag'];
+      op.responses['201'].headers = { ETag: ETAG, ...op.responses['201'].headers };
     }
     if (path === '/accounts/session/' && method === 'post' && op.responses?.['200']) {
       op.responses['200'].headers = {

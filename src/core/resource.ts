@@ -84,6 +84,8 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     response?: (shape: TSchema) => TSchema;
     /** Answer the detail shape whatever the URL's serializer (the spec's personnel, cell and notification POSTs). */
     answersDetail?: boolean;
+    /** The 201 carries the ETag of the answer (only where it is the record's detail GET, as If-Match compares it). */
+    etag?: boolean;
     create: (scope: S, body: Static<B>, query: Static<ReturnType<typeof Type.Object<PQ>>>, serializer: Serializer, request: FastifyRequest) => Promise<unknown>;
   };
 }
@@ -209,9 +211,11 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           querystring: Type.Object(post.query ?? {}),
           body: post.body,
           response: { 201: post.response ? post.response(answeredShape) : answeredShape, ...ErrorResponses },
+          ...(post.etag ? { 'x-etag': true } : {}),
         },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const record = await post.create(request.scope as S, request.body as Static<B>, request.query as never, answered, request);
+          if (post.etag) reply.header('etag', etagOf(record));
           return reply.code(201).send(record);
         },
       });
@@ -282,9 +286,15 @@ function ifMatchAccepts(header: string, etag: string): boolean {
   return header.split(',').map((t) => t.trim().replace(/^W\//, '')).some((t) => t === '*' || t === etag);
 }
 
-const preconditionFailed = () => new ApiError(412, {
-  detail: 'The record changed since you read it: GET it again and retry with its new ETag.',
-});
+const NOUNS: Record<string, string> = { personnel: 'personnel record', member: 'project membership', apikey: 'API key' };
+
+/** The 412: which record changed, and the GET that gives its current ETag. */
+const preconditionFailed = (path: string, sid: string) => {
+  const model = path.split('/').pop() ?? 'record';
+  return new ApiError(412, {
+    detail: `The ${NOUNS[model] ?? model} changed since you read it: GET ${path}/detail/${sid}/ and retry with its ETag.`,
+  });
+};
 
 /**
  * Registers a resource's detail routes. GET and PATCH answers carry an ETag; a PATCH
@@ -326,6 +336,8 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
     const patch = def.patch;
     const current = def.current ?? (def.get ? (actor: Actor, sid: string, request: FastifyRequest) => def.get!.handler(actor, sid, {} as never, request) : undefined);
     if (!def.lock) throw new Error(`${def.path}: a PATCH needs the record's lock (lock)`);
+    // The 412 names the GET to read the record again.
+    if (!def.get) throw new Error(`${def.path}: a PATCH needs the record's GET (its answer gives the ETag If-Match compares)`);
     const lock = def.lock;
     const checks = new KeyedQueue();
     offered.push('PATCH');
@@ -350,7 +362,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         // that transaction meanwhile); one such request per record at a time per process.
         return checks.run(sid, () => inAmbientTransaction(ctx.database.db, async (tx) => {
           await lock(tx, sid);
-          if (!ifMatchAccepts(ifMatch, etagOf(await current(actor, sid, request)))) throw preconditionFailed();
+          if (!ifMatchAccepts(ifMatch, etagOf(await current(actor, sid, request)))) throw preconditionFailed(def.path, sid);
           return withEtag(reply, await run());
         }));
       },

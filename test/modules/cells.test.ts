@@ -179,15 +179,66 @@ describe('cell POST', () => {
     await assertRowUnchanged(ws, row.sid, before, 'after the 400s');
   });
 
-  test('methods: the list takes GET and POST, a cell detail only PATCH (405 with Allow)', async () => {
+  test('methods: the list takes GET and POST, a cell detail GET and PATCH (405 with Allow)', async () => {
     const cell = await createCell(ws.projectAdmin.api, ws.org.sid, (await createRow(ws)).sid, ws.columns.text.sid, 'x');
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
       expectMethodNotAllowed(await ws.projectAdmin.api.request(method, cellList(ws.org.sid, 'detail'), { body: {} }), ['GET', 'POST'], method);
     }
-    for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-      expectMethodNotAllowed(await ws.projectAdmin.api.request(method, recordPaths.cellDetail(cell.sid), method === 'GET' || method === 'DELETE' ? {} : { body: {} }), ['PATCH'], method);
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      expectMethodNotAllowed(await ws.projectAdmin.api.request(method, recordPaths.cellDetail(cell.sid), method === 'DELETE' ? {} : { body: {} }), ['GET', 'PATCH'], method);
     }
-    expectMethodNotAllowed(await anonymous.delete(recordPaths.cellDetail(cell.sid)), ['PATCH'], '405 before authentication');
+    expectMethodNotAllowed(await anonymous.delete(recordPaths.cellDetail(cell.sid)), ['GET', 'PATCH'], '405 before authentication');
+  });
+});
+
+describe('cell GET and conditional writes (issue 22, point 10)', () => {
+  /** The 412 of a cell PATCH whose If-Match is stale: it names the GET that gives the current ETag. */
+  const changed = (sid: string) => `The cell changed since you read it: GET /tables/cell/detail/${sid}/ and retry with its ETag.`;
+
+  test("GET: the detail shape, as its row's readers see it in the cell list; 404 for who cannot read the row, 403 for an Alumni", async () => {
+    const row = await createRow(ws);
+    const cell = await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'read me');
+    for (const role of ['admin', 'projectAdmin', 'projectEdit', 'projectView'] as const) {
+      const res = expectStatus(await ws.api[role].get(recordPaths.cellDetail(cell.sid)), 200, role);
+      const [listed] = (await ws.api[role].get(cellList(ws.org.sid, 'detail', { row__sid: row.sid }))).json.results;
+      assert.deepEqual(res.json, listed, `${role}: the cell as the detail list shows it to them`);
+      assert.equal(res.json.change_permission, role === 'projectAdmin' || role === 'projectEdit', `${role}: change_permission`);
+    }
+    assert.deepEqual((await ws.projectAdmin.api.get(recordPaths.cellDetail(cell.sid))).json, { ...cell, change_permission: true }, 'as the POST answered it');
+    expectDetail(await ws.member.api.get(recordPaths.cellDetail(cell.sid)), 404, MESSAGES.notFound, 'a member without a project role');
+    expectDetail(await ws.outsider.api.get(recordPaths.cellDetail(cell.sid)), 404, MESSAGES.notFound, 'another organization');
+    expectForbidden(await ws.alumni.api.get(recordPaths.cellDetail(cell.sid)), 'an Alumni');
+    expectNotAuthenticated(await anonymous.get(recordPaths.cellDetail(cell.sid)));
+    for (const sid of ['0000000000000000', 'nonsense', row.sid]) expectDetail(await ws.projectAdmin.api.get(recordPaths.cellDetail(sid)), 404, MESSAGES.notFound, sid);
+  });
+
+  test('ETag: the create (201), the GET and the PATCH answers carry the one If-Match compares; a stale one is refused (412) naming the GET', async () => {
+    const row = await createRow(ws);
+    const created = await postCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'v1');
+    expectStatus(created, 201);
+    const first = created.headers.get('etag');
+    assert.match(String(first), /^"[A-Za-z0-9_-]{20,}"$/, 'the 201 carries a quoted entity tag');
+    const sid = created.json.sid as string;
+    const read = expectStatus(await ws.projectAdmin.api.get(recordPaths.cellDetail(sid)), 200);
+    assert.equal(read.headers.get('etag'), first, "the GET's ETag is the create's");
+    assert.deepEqual(read.json, created.json, 'and so is its body');
+
+    const patched = expectStatus(await ws.projectAdmin.api.patch(recordPaths.cellDetail(sid), { data: 'v2' }, { headers: { 'if-match': first! } }), 200, "If-Match with the create's ETag");
+    const second = patched.headers.get('etag');
+    assert.notEqual(second, first, 'a new ETag after the change');
+    assert.equal((await ws.projectAdmin.api.get(recordPaths.cellDetail(sid))).headers.get('etag'), second, "the PATCH answer's ETag is the GET's");
+
+    const versions = (await listVersions(ws.admin.api, ws.org.sid, row.sid)).length;
+    expectDetail(await ws.projectAdmin.api.patch(recordPaths.cellDetail(sid), { data: 'v3' }, { headers: { 'if-match': first! } }), 412, changed(sid), 'the stale ETag');
+    const after = expectStatus(await ws.projectAdmin.api.get(recordPaths.cellDetail(sid)), 200);
+    assert.equal(after.json.data, 'v2', 'the refused change did not land');
+    assert.equal(after.headers.get('etag'), second, 'nor changed the ETag');
+    assert.equal((await listVersions(ws.admin.api, ws.org.sid, row.sid)).length, versions, 'nor made a version');
+
+    // Another editor reads the cell with GET and writes with its ETag (the ETag is of the cell as each caller sees it).
+    const theirs = expectStatus(await ws.projectEdit.api.get(recordPaths.cellDetail(sid)), 200).headers.get('etag')!;
+    expectStatus(await ws.projectEdit.api.patch(recordPaths.cellDetail(sid), { data: 'v3' }, { headers: { 'if-match': theirs } }), 200, "the editor's If-Match from their GET");
+    expectDetail(await ws.projectAdmin.api.patch(recordPaths.cellDetail(sid), { data: 'v4' }, { headers: { 'if-match': second! } }), 412, changed(sid), 'the first editor, stale now');
   });
 });
 

@@ -18,7 +18,8 @@ const workflowList = listPath('tables', 'workflow');
 const stepList = listPath('tables', 'step');
 const workflowDetail = (sid: string, query?: Query) => withQuery(`/tables/workflow/detail/${sid}/`, query);
 
-const CHANGED = 'The record changed since you read it: GET it again and retry with its new ETag.';
+/** The 412 of a stale If-Match: it names the record and the GET that gives its current ETag. */
+const changed = (path: string) => `The ${path.split('/')[2] === 'personnel' ? 'personnel record' : path.split('/')[2]} changed since you read it: GET ${path} and retry with its ETag.`;
 const ROWS = 10;
 const ROUNDS = 20; // ROWS × ROUNDS interleavings per kind of writer
 
@@ -71,7 +72,7 @@ async function race(ws: Workspace, cells: any[], api: Api, kind: Race) {
         ifMatchWon += 1;
         acknowledged.set(ws.rows[r].sid, acknowledged.get(ws.rows[r].sid)! + 1);
       } else {
-        expectDetail(ifMatchAnswer, 412, CHANGED, `round ${round}, row ${r}: the If-Match PATCH`);
+        expectDetail(ifMatchAnswer, 412, changed(recordPaths.cellDetail(cell.sid)), `round ${round}, row ${r}: the If-Match PATCH`);
         refused += 1;
       }
       assert.equal(await cellData(api, ws.rows[r].sid, cell.sid), other.data,
@@ -147,7 +148,7 @@ describe('If-Match races the writers of a row', () => {
           : (await Promise.all([stale(), other()])).reverse();
         expectStatus(otherAnswer, 200, `round ${round}, row ${r}: the other writer`);
         if (ifMatchAnswer.status === 200) ifMatchWon += 1;
-        else expectDetail(ifMatchAnswer, 412, CHANGED, `round ${round}, row ${r}`);
+        else expectDetail(ifMatchAnswer, 412, changed(recordPaths.rowDetail(row.sid)), `round ${round}, row ${r}`);
         const after = await readRow(api, row.sid);
         if (plainRow) {
           assert.equal(after.description, `plain ${r}.${round}`, `round ${round}, row ${r}: the newer description stands (If-Match answered ${ifMatchAnswer.status})`);
@@ -176,7 +177,7 @@ describe('If-Match races a change of Admins', () => {
           through(admin.api, p + round + 1).patch(path, { is_administrator: flag, title: `if-match ${round}` }, { headers: { 'if-match': etag } }),
         ]);
         expectStatus(plain, 200, `round ${round}, person ${p}: the plain PATCH`);
-        if (conditional.status !== 200) expectDetail(conditional, 412, CHANGED, `round ${round}, person ${p}: the If-Match PATCH`);
+        if (conditional.status !== 200) expectDetail(conditional, 412, changed(path), `round ${round}, person ${p}: the If-Match PATCH`);
       }));
     }
   });

@@ -477,7 +477,11 @@ const TABLE: Walk[] = [
     state: readableBy('admin', (_f, t) => D.row(t.sid)),
   },
   {
-    route: 'PATCH /tables/cell/detail/{sid}/', note: 'the spec\'s 406 "Wrong id" for a cell the caller cannot find',
+    route: 'GET /tables/cell/detail/{sid}/', note: "issue 22: its row's rules (404 for who cannot read the row)", expect: E(200, 200, 200, 200, 404, 403, 404, 401),
+    path: (f) => D.cell(f.cell.sid), mirror: { flag: 'change_permission', of: 'cell.patch' },
+  },
+  {
+    route: 'PATCH /tables/cell/detail/{sid}/', id: 'cell.patch', note: 'the spec\'s 406 "Wrong id" for a cell the caller cannot find',
     expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, WRONG_ID, 401),
     fresh: true, target: make.cell, path: (_f, t) => D.cell(t.sid), body: (_f, _t, role) => ({ data: `by ${role}` }),
     state: readableBy('admin', (_f, t) => D.row(t.row.sid)),

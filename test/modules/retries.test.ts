@@ -10,7 +10,8 @@ import {
   recordPaths, type Workspace,
 } from '../helpers/records.ts';
 
-const CHANGED = 'The record changed since you read it: GET it again and retry with its new ETag.';
+/** The 412 of a stale If-Match: it names the record and the GET that gives its current ETag. */
+const changed = (model: 'row' | 'cell', sid: string) => `The ${model} changed since you read it: GET /tables/${model}/detail/${sid}/ and retry with its ETag.`;
 
 describe('Idempotency-Key on POST', () => {
   let ws: Workspace;
@@ -130,7 +131,7 @@ describe('ETag and If-Match on PATCH', () => {
     const etag = (await ws.projectAdmin.api.get(recordPaths.rowDetail(row.sid))).headers.get('etag')!;
     expectStatus(await ws.projectAdmin.api.patch(recordPaths.rowDetail(row.sid), { description: 'first editor' }), 200);
     const stale = await ws.projectAdmin.api.patch(recordPaths.rowDetail(row.sid), { description: 'second editor' }, { headers: { 'if-match': etag } });
-    expectDetail(stale, 412, CHANGED);
+    expectDetail(stale, 412, changed('row', row.sid));
     const after = await readRow(ws.projectAdmin.api, row.sid);
     assert.equal(after.description, 'first editor', 'the first change stands');
     assert.equal(after.version, 2, 'no version for the refused change');
@@ -145,7 +146,7 @@ describe('ETag and If-Match on PATCH', () => {
       ws.projectAdmin.api.patch(recordPaths.rowDetail(row.sid), { name: `Editor ${i}` }, { headers: { 'if-match': etag } })));
     const won = answers.filter((res) => res.status === 200);
     assert.equal(won.length, 1, `one 200, got ${answers.map((res) => res.status).join(', ')}`);
-    for (const res of answers.filter((r) => r.status !== 200)) expectDetail(res, 412, CHANGED);
+    for (const res of answers.filter((r) => r.status !== 200)) expectDetail(res, 412, changed('row', row.sid));
     const after = await readRow(ws.projectAdmin.api, row.sid);
     assert.equal(after.name, won[0].json.name, "the winner's name stands");
     assert.equal(after.version, 2, 'one version');
@@ -159,7 +160,7 @@ describe('ETag and If-Match on PATCH', () => {
     const etag = first.headers.get('etag')!;
     assert.ok(etag, 'the PATCH answer carries an ETag');
     expectStatus(await ws.projectAdmin.api.patch(recordPaths.cellDetail(cell.sid), { data: 'v3' }, { headers: { 'if-match': etag } }), 200);
-    expectDetail(await ws.projectAdmin.api.patch(recordPaths.cellDetail(cell.sid), { data: 'v4' }, { headers: { 'if-match': etag } }), 412, CHANGED);
+    expectDetail(await ws.projectAdmin.api.patch(recordPaths.cellDetail(cell.sid), { data: 'v4' }, { headers: { 'if-match': etag } }), 412, changed('cell', cell.sid));
     assert.deepEqual((await listCells(ws.admin.api, ws.org.sid, row.sid)).map((c) => c.data), ['v3'], 'the stale change did not land');
   });
 });

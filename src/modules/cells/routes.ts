@@ -8,7 +8,7 @@ import { withTotal } from '../../core/pagination.js';
 import { CellCreate, CellCreateQuery, CellListQuery, CellPatch, CellShapes } from './schemas.js';
 import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
-import { changeCell, createCell, readableCell } from './service.js';
+import { cellOfReader, changeCell, createCell, readableCell } from './service.js';
 import { loadRowAccess } from '../rows/access.js';
 import { sql } from 'drizzle-orm';
 import { lockRecordRow } from '../../core/record-lock.js';
@@ -54,6 +54,8 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       body: CellCreate,
       allowed: () => true,
       answersDetail: true,
+      // The ETag of the detail GET: send it back as If-Match on the cell's PATCH.
+      etag: true,
       create: async (scope, body, query, serializer) => {
         const cell = await createCell(ctx, scope.membership, scope.actor, query.row__sid, body);
         ctx.metrics.cellWritten(cell.price);
@@ -67,6 +69,15 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
     lock: lockRecordRow((sid) => sql`SELECT row_sid FROM cells WHERE sid = ${sid}`),
     tag: 'cells',
     shape: CellShapes.detail,
+    get: {
+      summary: 'One cell, in the detail shape (Admin, Project Admin, Edit, View: whoever reads its row)',
+      description: 'Its ETag is what `If-Match` on the PATCH compares with. 404 when the caller cannot read the row.',
+      handler: async (actor, sid) => {
+        const { cell, membership } = await cellOfReader(ctx, actor, sid);
+        return serializeCell(cell, 'detail', membership);
+      },
+    },
+    // If-Match on PATCH reads the cell with the PATCH's rules (406 "Wrong id", 403), not the GET's 404.
     current: async (actor, sid) => {
       const { cell, membership } = await readableCell(ctx, actor, sid);
       return serializeCell(cell, 'detail', membership);

@@ -114,7 +114,22 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
   });
 }
 
-/** A cell as the caller sees it (406 "Wrong id" when it is not a cell of their organizations). */
+/**
+ * A cell for its GET, with the rules of reading its row (rows/service.ts readableRow):
+ * 404 when there is no such cell or the caller cannot read its row, 403 for an Alumni.
+ */
+export async function cellOfReader(ctx: AppContext, actor: Actor, sid: string) {
+  const [found] = isSid(sid) ? await ctx.db.select({ row: cells.rowSid }).from(cells).where(eq(cells.sid, sid)) : [];
+  const access = found && (await loadRowAccess(ctx.db, actor, found.row));
+  if (!access || !access.membership) throw errors.notFound();
+  if (access.membership.role === 'alumni') throw errors.forbidden();
+  if (!permissions.cell.read(access.membership, access.projectRole)) throw errors.notFound();
+  const cell = await findCell(ctx.db, sid, access.membership.personnelSid);
+  if (!cell) throw errors.notFound();
+  return { cell, membership: access.membership };
+}
+
+/** A cell as the caller sees it, for If-Match on its PATCH (406 "Wrong id" when it is not a cell of their organizations). */
 export async function readableCell(ctx: AppContext, actor: Actor, sid: string) {
   if (!isSid(sid)) throw errors.wrongId();
   const [found] = await ctx.db.select({ row: cells.rowSid }).from(cells).where(eq(cells.sid, sid));
