@@ -3,8 +3,13 @@
 // @fastify/swagger generates from them into a document a typed client can use:
 //   - an operationId on every operation (listRowsDetail, updateRow, signIn …);
 //   - named component schemas: every schema with a `title` (the shapes, bodies and pages
-//     core/resource.ts names, the shared error bodies), and every other body or answer
-//     under its operation's name, identical ones once;
+//     core/resource.ts names, the shared bodies and answers), and every other body or
+//     answer under its operation's name (`SignUpBody`, `…Result`), identical ones once;
+//     never a numbered name: two different schemas with one title stop the document;
+//   - what a typed client should send and read where the validator takes more
+//     (`x-document`, core/schemas.ts): booleans as booleans, any JSON as `JsonValue`;
+//   - shared answers and parameters under names that say what they are (`NotAcceptable`,
+//     `NotAcceptableJson`, `PathRecordSid`, `QueryPage`);
 //   - the media types the service really sends (the spec's 406s are text/plain);
 //   - the headers it reads and sends (Idempotency-Key, If-Match, ETag, Retry-After,
 //     Set-Cookie) and the answers any operation can give (413, 415 with a body; 503);
@@ -74,7 +79,9 @@ const MODELS: Record<string, [string, string]> = {
   apikey: ['ApiKey', 'ApiKeys'], personnel: ['Personnel', 'Personnel'], organization: ['Organization', 'Organizations'],
 };
 const SPECIAL_IDS: Record<string, string> = {
-  'get /health/': 'getHealth',
+  'get /health/': 'checkHealth',
+  'get /health/live/': 'checkLiveness',
+  'get /health/ready/': 'checkReadiness',
   'post /accounts/signup/': 'signUp',
   'post /accounts/auth/': 'signIn',
   'get /accounts/checktoken/': 'checkToken',
@@ -88,6 +95,9 @@ const SPECIAL_IDS: Record<string, string> = {
   'post /accounts/changepassword/': 'changePassword',
   'post /accounts/logoutall/': 'signOutEverywhere',
   'get /tables/row/list/table/{sid}/grid/': 'listRowsGrid',
+  'post /accounts/verifyemail/': 'verifyEmail',
+  'post /accounts/verifyemail/resend/': 'resendEmailProof',
+  'get /notifications/notification/stream/': 'streamNotifications',
 };
 
 const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
@@ -97,7 +107,11 @@ function modelNames(model: string): [string, string] {
   return MODELS[model] ?? [pascal(model), `${pascal(model)}s`];
 }
 
-/** An operationId from the method and the path, for the routes that do not name their own. */
+/**
+ * An operationId from the method and the path, for the routes that do not name their own
+ * (`config.operationId`). The last resort, `{method}{Path}` (`postAccountsVerifyemail`),
+ * is refused by the document's test: such a route is named here or in its config.
+ */
 export function operationIdOf(method: string, path: string): string {
   const special = SPECIAL_IDS[`${method} ${path}`];
   if (special) return special;
@@ -148,7 +162,10 @@ class Components {
     const inner = this.walk(schema);
     if (!inner || typeof inner !== 'object' || inner.$ref) return inner;
     if (inner.title) return this.refTo(inner.title, inner);
-    const composite = inner.type === 'object' || inner.type === 'array' || inner.anyOf || inner.oneOf;
+    // A union of named schemas says what it is as it stands (`VersionListPage | RowDataPage`).
+    const union = inner.anyOf ?? inner.oneOf;
+    const namedUnion = Array.isArray(union) && union.every((member: Json) => member.$ref);
+    const composite = inner.type === 'object' || inner.type === 'array' || (union && !namedUnion);
     return fallbackName && composite ? this.refTo(fallbackName, inner) : inner;
   }
 
@@ -160,11 +177,11 @@ class Components {
     const key = canonicalJson(schema);
     const known = this.byContent.get(key);
     if (known) return known;
-    let unique = name;
-    for (let n = 2; this.schemas[unique]; n += 1) unique = `${name}${n}`;
-    this.schemas[unique] = schema;
-    this.byContent.set(key, unique);
-    return unique;
+    // A numbered name (`Ref2`) would tell a client nothing: two schemas need two titles.
+    if (this.schemas[name]) throw new Error(`two different schemas are named ${name}: give one of them another title`);
+    this.schemas[name] = schema;
+    this.byContent.set(key, name);
+    return name;
   }
 
   private walk(schema: Json): Json {
@@ -195,6 +212,45 @@ class Components {
     }
     return this.refTo(inner.title, inner);
   }
+}
+
+// ------------------------------------------------------------- documented --
+
+/**
+ * Any JSON value: what a client may send and will read where the service takes anything
+ * (personnel `metadata`, a step's settings, an execution's variables).
+ */
+const JSON_VALUE: Json = {
+  description: 'any JSON value',
+  // OpenAPI 3.0 has no null type, and `nullable` needs a `type` beside it.
+  anyOf: [
+    { type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' },
+    { type: 'array', items: { $ref: '#/components/schemas/JsonValue' } },
+    { type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } },
+  ],
+};
+
+/** What each `x-document` (core/schemas.ts, Documented) stands for in the document. */
+const DOCUMENTED: Record<string, Json> = {
+  boolean: { type: 'boolean' },
+  JsonValue: { $ref: '#/components/schemas/JsonValue' },
+};
+
+/**
+ * `value` with every schema that carries `x-document` replaced by what it documents (its
+ * description kept beside a type, dropped beside a $ref, which OpenAPI 3.0 reads alone).
+ */
+function documented(value: unknown): any {
+  if (Array.isArray(value)) return value.map(documented);
+  if (!value || typeof value !== 'object') return value;
+  const node = value as Json;
+  const as = node['x-document'];
+  if (typeof as === 'string') {
+    const replacement = DOCUMENTED[as];
+    if (!replacement) throw new Error(`x-document: ${as} is not one of ${Object.keys(DOCUMENTED).join(', ')}`);
+    return replacement.$ref || node.description === undefined ? { ...replacement } : { ...replacement, description: node.description };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, documented(v)]));
 }
 
 // ------------------------------------------------------------- examples --
@@ -242,6 +298,7 @@ const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before tryi
 
 /** Finishes the document @fastify/swagger generated (see the top of this file). */
 export function finishDocument(doc: Json): Json {
+  doc.paths = documented(doc.paths);
   const components = new Components();
   const seen = new Set<string>();
   for (const { path, method, op } of operations(doc)) {
@@ -311,11 +368,14 @@ export function finishDocument(doc: Json): Json {
   for (const { method, path, op } of operations(doc)) {
     for (const { holder, key, where, status } of operationSchemas(op)) {
       const id = pascal(op.operationId ?? operationIdOf(method, path));
-      const fallback = where === 'body' ? `${id}Body` : `${id}${status === '200' || status === '201' ? '' : status}Response`;
+      // Not `…Response`: generators name their own types so (`SignInResponse`), and a
+      // component of that name becomes `SignInResponse2`.
+      const fallback = where === 'body' ? `${id}Body` : `${id}${status === '200' || status === '201' ? '' : status}Result`;
       holder[key] = components.hoist(holder[key], fallback);
     }
   }
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...components.schemas } };
+  if (JSON.stringify(doc).includes('#/components/schemas/JsonValue')) doc.components.schemas.JsonValue = JSON_VALUE;
   shareResponsesAndParameters(doc);
   return doc;
 }
@@ -326,35 +386,61 @@ const STATUS_NAMES: Record<string, string> = {
   503: 'ServiceUnavailable',
 };
 const SUCCESS_DESCRIPTIONS: Record<string, string> = { 200: 'OK', 201: 'Created', 204: 'No Content' };
+/** The bodies of error answers that are shared; an answer with another body stays with its operation. */
+const SHARED_BODIES = new Set(['#/components/schemas/Error', '#/components/schemas/FieldErrors']);
+const PARAMETER_PLACES: Record<string, string> = { path: 'Path', query: 'Query', header: 'Header', cookie: 'Cookie' };
 
 /**
- * The error answers and the parameters many operations share, once under components
- * (identical ones share a name), each operation referring to them.
+ * The name of a shared error answer: its status (`NotFound`), and its media type when it
+ * is not the status's usual one (the spec's 406s are text: `NotAcceptable`; the sign-in's
+ * JSON 406 is `NotAcceptableJson`). Undefined: not shared.
+ */
+function responseName(status: string, response: Json): string | undefined {
+  const base = STATUS_NAMES[status];
+  const media = Object.keys(response.content ?? {});
+  if (!base || media.length !== 1) return undefined;
+  const usual = status === '406' ? 'text/plain' : 'application/json';
+  if (media[0] === 'text/plain') return usual === 'text/plain' ? base : `${base}Text`;
+  if (media[0] !== 'application/json' || !SHARED_BODIES.has(response.content[media[0]].schema?.$ref)) return undefined;
+  return usual === 'application/json' ? base : `${base}Json`;
+}
+
+/**
+ * The name of a shared parameter: the headers the service reads (`HeaderIfMatch`), and
+ * those whose schema has a title (`PathRecordSid`, `QueryPage`: core/resource.ts,
+ * core/schemas.ts). Undefined: not shared (a list's `level`, whose values are its own).
+ */
+function parameterName(param: Json): string | undefined {
+  const title = param.in === 'header' ? pascal(param.name) : param.schema?.title;
+  return title ? `${PARAMETER_PLACES[param.in] ?? pascal(param.in)}${title}` : undefined;
+}
+
+/**
+ * The error answers and the parameters many operations share, once under components,
+ * each operation referring to them. A name is given to one content only: another answer
+ * or parameter that would take it stays with its operation (never `NotAcceptable2`).
  */
 function shareResponsesAndParameters(doc: Json): void {
   const responses: Record<string, Json> = {};
   const parameters: Record<string, Json> = {};
-  const names = new Map<string, string>();
-  const share = (into: Record<string, Json>, kind: string, base: string, value: Json): Json => {
-    const key = `${kind} ${base} ${canonicalJson(value)}`;
-    let name = names.get(key);
-    if (!name) {
-      name = base;
-      for (let n = 2; into[name]; n += 1) name = `${base}${n}`;
-      into[name] = value;
-      names.set(key, name);
-    }
-    return { $ref: `#/components/${kind}/${name}` };
+  const share = (into: Record<string, Json>, kind: string, name: string, value: Json): Json => {
+    if (!into[name]) into[name] = value;
+    return canonicalJson(into[name]) === canonicalJson(value) ? { $ref: `#/components/${kind}/${name}` } : value;
   };
   for (const { op } of operations(doc)) {
     for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
       if (response.description === 'Default Response') response.description = SUCCESS_DESCRIPTIONS[status] ?? 'the answer';
-      if (STATUS_NAMES[status]) op.responses[status] = share(responses, 'responses', STATUS_NAMES[status], response);
+      const name = responseName(status, response);
+      if (name) op.responses[status] = share(responses, 'responses', name, response);
     }
-    op.parameters = op.parameters?.map((param: Json) =>
-      (param.in === 'header' || ['page', 'page_size', 'sid', 'level'].includes(param.name)
-        ? share(parameters, 'parameters', pascal(`${param.in} ${param.name}`), param)
-        : param));
+    op.parameters = op.parameters?.map((param: Json) => {
+      const name = parameterName(param);
+      if (param.schema?.title) {
+        const { title: _title, ...schema } = param.schema;
+        param = { ...param, schema };
+      }
+      return name ? share(parameters, 'parameters', name, param) : param;
+    });
   }
   doc.components.responses = responses;
   doc.components.parameters = parameters;

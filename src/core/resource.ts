@@ -58,7 +58,7 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     addPermission: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean | Promise<boolean>;
     /** When true for a query, results are sent as they are, not through the shape's schema (e.g. versions' `dataonly`). */
     raw?: (query: Static<ReturnType<typeof Type.Object<Q>>>) => boolean;
-    /** What a result is when raw() holds, for the OpenAPI document (the page holds either shape). */
+    /** What a result is when raw() holds, for the OpenAPI document (a page of the one shape or of the other). */
     rawShape?: TSchema;
     count: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>) => Promise<number>;
     /**
@@ -90,11 +90,12 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
   };
 }
 
+// The sids are titled: the document shares them under those names (core/openapi.ts).
 const listParams = Type.Object({
   level: Type.String({ description: 'the level of the list (for example `organization`)' }),
-  sid: Type.String({ description: 'the sid of the record at that level' }),
+  sid: Type.String({ description: 'the sid of the record at that level', title: 'LevelSid' }),
 });
-const detailParams = Type.Object({ sid: Type.String({ description: 'the sid of the record' }) });
+const detailParams = Type.Object({ sid: Type.String({ description: 'the sid of the record', title: 'RecordSid' }) });
 
 /** The model's name in the OpenAPI document: '/tables/row' → 'Row'. */
 function modelTitle(path: string): string {
@@ -157,7 +158,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
       app.route({
         method: 'GET',
         url,
-        config: { levels, ...(get.rawShape ? { docResponse: Page(Type.Union([shape, get.rawShape])) } : {}) },
+        config: { levels, ...(get.rawShape ? { docResponse: Type.Union([Page(shape), Page(get.rawShape)]) } : {}) },
         preValidation: resolveScope,
         schema: {
           tags: [def.tag],
@@ -376,7 +377,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
       url,
       schema: {
         tags: [def.tag], summary: del.summary, description: del.description, params: detailParams,
-        response: { 200: Type.Object({}, { description: 'an empty object' }), ...ErrorResponses },
+        response: { 200: Type.Object({}, { title: 'Empty', description: 'an empty object' }), ...ErrorResponses },
       },
       handler: async (request) => {
         await del.handler(actorOf(request), sidOf(request), request);

@@ -16,20 +16,35 @@ export const Ref = Type.Object({ sid: Sid, name: Type.String() }, { title: 'Ref'
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});
 
+/**
+ * What the OpenAPI document declares in place of a validating schema (core/openapi.ts,
+ * `DOCUMENTED`): the service accepts more spellings than a typed client needs to send, or
+ * checks less than the document can say. 'boolean': a boolean; 'JsonValue': the named
+ * schema of any JSON value (rather than `unknown` in generated types).
+ */
+export type Documented = 'boolean' | 'JsonValue';
+const documentedAs = (as: Documented) => ({ 'x-document': as });
+
+/** Any JSON value (documented as `JsonValue`). */
+export const JsonValue = () => Type.Unknown(documentedAs('JsonValue'));
+
 /** A JSON object of any content. */
-export const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+export const JsonObject = (description: string) => Type.Record(Type.String(), JsonValue(), { description });
 
 /** A text field of a request body, at most `max` characters. */
 export const Text = (max = 255, options: { minLength?: number; description?: string } = {}) =>
   Type.String({ maxLength: max, ...options });
 
 /** One of a fixed set of strings (a JSON-schema enum: its error names the allowed values). */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string; 'x-document'?: Documented } = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
-/** A boolean that also accepts the strings "true" and "false" (the spec types some flags as strings). */
+/**
+ * A boolean that also accepts the strings "true" and "false" (the spec types some flags as
+ * strings); documented as a boolean, what a typed client sends.
+ */
 export const BoolLike = Type.Union([Type.Boolean(), Type.Union([Type.Literal('true'), Type.Literal('false')])], {
-  description: 'true or false (as a JSON boolean or the string "true"/"false")',
+  description: 'true or false (as a JSON boolean or the string "true"/"false")', ...documentedAs('boolean'),
 });
 
 /** Normalizes a BoolLike value. */
@@ -39,7 +54,9 @@ export function toBool(value: boolean | 'true' | 'false'): boolean {
 
 /** The spellings of a boolean in a query string: what browsers, curl and Python (`True`, `1`) send. */
 const QUERY_BOOLEANS = ['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0'] as const;
-export const QueryBool = (description: string) => StringEnum(QUERY_BOOLEANS, { description: `${description} (true, True, 1; false, False, 0)` });
+/** A boolean query parameter: documented as a boolean (a typed client sends `true`/`false`), any of QUERY_BOOLEANS accepted. */
+export const QueryBool = (description: string) =>
+  StringEnum(QUERY_BOOLEANS, { description: `${description} (true, True, 1; false, False, 0)`, ...documentedAs('boolean') });
 
 /** A QueryBool's value (absent: false). */
 export function queryBool(value: string | undefined): boolean {
@@ -74,8 +91,9 @@ export function Page<T extends TSchema>(item: T) {
 
 /** Query parameters of every list. */
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'page number, from 1' })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'records per page (default 10, at most 100)' })),
+  // Titled: the document shares a titled parameter under that name (core/openapi.ts).
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'page number, from 1', title: 'Page' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'records per page (default 10, at most 100)', title: 'PageSize' })),
 };
 
 /** The error responses a route can give, documented once. */

@@ -34,11 +34,31 @@ function* operations(doc: any): Generator<{ path: string; method: string; op: an
   }
 }
 
+/** Every object in `value` with where it is (a JSON pointer). */
+function* nodes(value: unknown, where = '#'): Generator<{ node: any; where: string }> {
+  if (!value || typeof value !== 'object') return;
+  if (!Array.isArray(value)) yield { node: value, where };
+  for (const [key, child] of Object.entries(value)) yield* nodes(child, `${where}/${key}`);
+}
+
+const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+
 /** A validator configured like the service's (strict bodies: no coercion), reading OpenAPI 3.0 schemas. */
 function validator() {
   const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
   addFormats.default(ajv);
   return ajv;
+}
+
+/**
+ * A validator of the schema at the path `parts` of the served document, its $refs
+ * resolved there (JsonValue refers to itself: a dereferenced copy is circular).
+ */
+function validatorAt(...parts: string[]) {
+  const ajv = validator();
+  ajv.addSchema(served, 'openapi.json');
+  const fragment = parts.map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  return { ajv, validate: ajv.compile({ $ref: `openapi.json#/${fragment}` }) };
 }
 
 describe('the OpenAPI document', () => {
@@ -88,6 +108,59 @@ describe('the OpenAPI document', () => {
     assert.ok(size < 300_000, `${size} characters`);
   });
 
+  test('names say what they are (issue 22): no operationId made of the method and the path, no numbered or generator-clashing component', () => {
+    for (const { path: p, method, op } of operations(served)) {
+      assert.notEqual(op.operationId, `${method}${pascal(p)}`, `${method} ${p}: name it (SPECIAL_IDS in core/openapi.ts or config.operationId)`);
+    }
+    const named = (p: string, m: string) => served.paths[p][m].operationId;
+    assert.equal(named('/accounts/verifyemail/', 'post'), 'verifyEmail');
+    assert.equal(named('/accounts/verifyemail/resend/', 'post'), 'resendEmailProof');
+    assert.equal(named('/notifications/notification/stream/', 'get'), 'streamNotifications');
+    assert.equal(named('/tables/cell/detail/{sid}/', 'get'), 'getCell');
+    for (const kind of ['schemas', 'responses', 'parameters']) {
+      for (const name of Object.keys(served.components[kind])) {
+        assert.match(name, /^[A-Z][A-Za-z]*[A-Za-z]$/, `components.${kind}.${name}: a name, not a number`);
+        // Generators name each operation's types {Operation}Response(s)/Data/Error(s): a component so named is renamed `…2`.
+        assert.doesNotMatch(name, /(Response|Responses)$/, `components.${kind}.${name}`);
+      }
+    }
+    assert.deepEqual(Object.keys(served.components.responses.NotAcceptable.content), ['text/plain'], "the spec's 406");
+    assert.deepEqual(Object.keys(served.components.responses.NotAcceptableJson.content), ['application/json'], "the sign-in's 406");
+    for (const name of ['PathRecordSid', 'PathLevelSid', 'QueryPage', 'QueryPageSize', 'HeaderIfMatch', 'HeaderIdempotencyKey']) {
+      assert.ok(served.components.parameters[name], `components.parameters.${name}`);
+    }
+    for (const name of ['Message', 'User', 'Session', 'Empty', 'ApiKeyCreated', 'PersonnelCreated', 'GridRowPage', 'ChainReport', 'RowDataPage', 'VersionWithCommit']) {
+      assert.ok(served.components.schemas[name], `components.schemas.${name}`);
+    }
+  });
+
+  test('booleans are booleans (issue 22): no schema is a string enum of boolean spellings, though the service still takes them (real-clients.test.ts)', () => {
+    const spellings = new Set(['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0']);
+    const enums = [...nodes(served)].filter(({ node }) => Array.isArray(node.enum) && node.enum.length > 0
+      && node.enum.every((v: unknown) => typeof v === 'string' && spellings.has(v)));
+    assert.deepEqual(enums.map(({ where }) => where), [], 'string enums of boolean spellings');
+    const query = (p: string, name: string) => resolved.paths[p].get.parameters.find((x: any) => x.name === name).schema;
+    assert.equal(query('/tables/version/list/{level}/{sid}/detail/', 'dataonly').type, 'boolean');
+    assert.equal(query('/notifications/notification/list/{level}/{sid}/list/', 'is_read').type, 'boolean');
+    const personnel = resolved.components.schemas.PersonnelUpdate.properties;
+    for (const flag of ['is_administrator', 'is_archived', 'should_receive_weekly_digest']) assert.equal(personnel[flag].type, 'boolean', flag);
+    assert.equal(JSON.stringify(served).includes('x-document'), false, 'the markers are gone');
+  });
+
+  test('closed shapes (issue 22): nothing is an open object of anything; the versions list is a page of versions or a page of row data', () => {
+    const open = [...nodes(served)].filter(({ node, where }) => !where.includes('/headers/')
+      && (node.additionalProperties === true || (node.additionalProperties && Object.keys(node.additionalProperties).length === 0)
+        || (node.type === 'array' && node.items && Object.keys(node.items).length === 0)));
+    assert.deepEqual(open.map(({ where }) => where), [], 'schemas of any content (JsonValue names any JSON value)');
+    for (const serializer of ['name', 'list', 'detail']) {
+      const answer = served.paths[`/tables/version/list/{level}/{sid}/${serializer}/`].get.responses['200'].content['application/json'].schema;
+      const page = `Version${serializer.charAt(0).toUpperCase()}${serializer.slice(1)}Page`;
+      assert.deepEqual(answer, { anyOf: [{ $ref: `#/components/schemas/${page}` }, { $ref: '#/components/schemas/RowDataPage' }] }, serializer);
+    }
+    assert.deepEqual(served.components.schemas.Version.properties.data, { $ref: '#/components/schemas/RowData' });
+    assert.deepEqual(served.components.schemas.PersonnelDetail.properties.metadata.items, { $ref: '#/components/schemas/JsonValue' });
+  });
+
   test("406: text/plain where the service sends text (the spec's 406s), JSON where it sends JSON (bad credentials)", async () => {
     const media = (op: any) => Object.keys(resolved.paths[op.path][op.method].responses['406']?.content ?? {});
     for (const op of operations(resolved)) {
@@ -125,6 +198,9 @@ describe('the OpenAPI document', () => {
       }
     }
     for (const p of ['/accounts/auth/', '/accounts/session/']) assert.ok(resolved.paths[p].post.responses['429'], `${p}: 429`);
+    for (const serializer of ['name', 'list', 'detail']) {
+      assert.ok(resolved.paths[`/tables/cell/list/{level}/{sid}/${serializer}/`].post.responses['201'].headers?.ETag, `cell POST (${serializer}): ETag`);
+    }
     assert.ok(resolved.paths['/accounts/session/'].post.responses['200'].headers['Set-Cookie']);
     assert.ok(resolved.components.securitySchemes.session, 'the session cookie is a security scheme');
   });
@@ -147,12 +223,11 @@ describe('the OpenAPI document', () => {
   });
 
   test('every request body has an example, and it passes the body schema (what "Try it out" sends)', () => {
-    const ajv = validator();
-    for (const { path: p, method, op } of operations(resolved)) {
+    for (const { path: p, method, op } of operations(served)) {
       const media = op.requestBody?.content?.['application/json'];
       if (!media) continue;
       assert.notEqual(media.example, undefined, `${method} ${p}: an example`);
-      const validate = ajv.compile(media.schema);
+      const { ajv, validate } = validatorAt('paths', p, method, 'requestBody', 'content', 'application/json', 'schema');
       assert.ok(validate(structuredClone(media.example)), `${method} ${p}: ${JSON.stringify(media.example)} → ${ajv.errorsText(validate.errors)}`);
     }
     const personnel = served.paths['/organizations/personnel/list/{level}/{sid}/detail/'].post.requestBody.content['application/json'].example;
@@ -162,20 +237,19 @@ describe('the OpenAPI document', () => {
 
 describe('real answers match the documented schemas', () => {
   let ws: Workspace;
+  let cell: any;
   before(async () => {
     ws = await newWorkspace({ label: 'oasreal', rows: 2, allRoles: false });
-    await createCell(ws.projectAdmin.api, ws.org.sid, ws.rows[0].sid, ws.columns.text.sid, 'documented');
+    cell = await createCell(ws.projectAdmin.api, ws.org.sid, ws.rows[0].sid, ws.columns.text.sid, 'documented');
   });
 
   /** The answer's body passes the documented schema of `status` for the operation. */
   function conforms(p: string, method: string, status: string, body: unknown) {
-    const schema = resolved.paths[p][method].responses[status].content['application/json'].schema;
-    const ajv = validator();
-    const validate = ajv.compile(schema);
+    const { ajv, validate } = validatorAt('paths', p, method, 'responses', status, 'content', 'application/json', 'schema');
     assert.ok(validate(body), `${method} ${p} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
   }
 
-  test('the grid, the row list and detail, the cell list, the session', async () => {
+  test('the grid, the row list and detail, the cell list and detail, a version, the session', async () => {
     const grid = await ws.projectAdmin.api.get(`/tables/row/list/table/${ws.table.sid}/grid/?project__sid=${ws.project.sid}`);
     expectStatus(grid, 200);
     conforms('/tables/row/list/table/{sid}/grid/', 'get', '200', grid.json);
@@ -186,6 +260,9 @@ describe('real answers match the documented schemas', () => {
     conforms('/tables/row/detail/{sid}/', 'get', '200', expectStatus(await ws.projectAdmin.api.get(recordPaths.rowDetail(ws.rows[0].sid)), 200).json);
     const cells = await ws.projectAdmin.api.get(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: ws.rows[0].sid }));
     conforms('/tables/cell/list/{level}/{sid}/detail/', 'get', '200', expectStatus(cells, 200).json);
+    conforms('/tables/cell/detail/{sid}/', 'get', '200', expectStatus(await ws.projectAdmin.api.get(recordPaths.cellDetail(cell.sid)), 200).json);
+    conforms('/tables/version/detail/{sid}/', 'get', '200', expectStatus(await ws.projectAdmin.api.get(recordPaths.versionDetail(
+      (await ws.projectAdmin.api.get(recordPaths.versionList(ws.org.sid, 'name', { row__sid: ws.rows[0].sid }))).json.results[0].sid)), 200).json);
     conforms('/accounts/session/', 'get', '200', expectStatus(await ws.admin.api.get('/accounts/session/'), 200).json);
   });
 

@@ -4,15 +4,16 @@ import { Body, Sid, Text, Timestamp } from '../../core/schemas.js';
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'an email address' });
 export const Password = Type.String({ minLength: 8, maxLength: 128, description: 'at least 8 characters' });
 
-export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() });
+// Titled: the OpenAPI document names them so (core/openapi.ts).
+export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() }, { title: 'User' });
 export const SignupUser = Type.Object({
   sid: Sid, email: Type.String(), first_name: Type.String(), last_name: Type.String(),
   is_email_verified: Type.Boolean({ description: 'always false: the link mailed to the address proves it' }),
-});
+}, { title: 'NewAccount' });
 
 export const SignupBody = Body({ email: Email, password: Password, first_name: Type.Optional(Text(150)), last_name: Type.Optional(Text(150)) });
 export const AuthBody = Body({ username: Type.String({ maxLength: 254, minLength: 1, description: 'the email' }), password: Type.String({ maxLength: 128 }) });
-export const AuthAnswer = Type.Object({ token: Type.String(), user: User });
+export const AuthAnswer = Type.Object({ token: Type.String(), user: User }, { title: 'SignedIn' });
 export const ForgetBody = Body({ email: Type.String({ maxLength: 254, minLength: 1 }) });
 export const ResetBody = Body({ password: Password });
 export const ChangePasswordBody = Body({
@@ -21,12 +22,12 @@ export const ChangePasswordBody = Body({
 });
 export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
-export const Detail = Type.Object({ detail: Type.String() });
+export const Detail = Type.Object({ detail: Type.String() }, { title: 'Message' });
 
 export const ApiKeyShapes = {
   name: Type.Object({ sid: Sid, name: Type.String() }),
   list: Type.Object({ sid: Sid, name: Type.String(), date_created: Timestamp, last_used: Timestamp, change_permission: Type.Boolean() }),
   detail: Type.Object({ sid: Sid, name: Type.String(), date_created: Timestamp, last_used: Timestamp, change_permission: Type.Boolean() }),
 };
-export const ApiKeyCreated = Type.Object({ sid: Sid, name: Type.String(), key: Type.String({ description: 'the key; shown only in this answer' }), date_created: Timestamp });
+export const ApiKeyCreated = Type.Object({ sid: Sid, name: Type.String(), key: Type.String({ description: 'the key; shown only in this answer' }), date_created: Timestamp }, { title: 'ApiKeyCreated' });
 export const ApiKeyBody = Body({ name: Text(150, { minLength: 1 }) });

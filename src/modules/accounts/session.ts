@@ -13,7 +13,7 @@ import { endEverySession } from './password-change.js';
 import { login } from './signin.js';
 
 const tags = ['accounts'];
-const SessionAnswer = Type.Object({ user: User });
+const SessionAnswer = Type.Object({ user: User }, { title: 'Session' });
 
 /** The cookie's attributes: HttpOnly, SameSite=Strict, Path=/, and Secure when PUBLIC_URL is https. */
 function cookieOptions(ctx: AppContext) {
@@ -73,7 +73,7 @@ export function registerSession(app: FastifyInstance, ctx: AppContext): void {
       description: 'Ends every session token of the caller\'s account (the web app\'s cookies and the tokens of POST /accounts/auth/, '
         + 'the caller\'s own included) in one statement; their live streams end within seconds. Clears the session cookie. '
         + 'API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended.',
-      response: { 200: Type.Object({ detail: Type.String(), ended: Type.Integer({ description: 'sessions ended' }) }), 401: DetailError, 403: DetailError },
+      response: { 200: Type.Object({ detail: Type.String(), ended: Type.Integer({ description: 'sessions ended' }) }, { title: 'SessionsEnded' }), 401: DetailError, 403: DetailError },
     },
   }, async (request, reply) => {
     const ended = await endEverySession(ctx, actorOf(request));

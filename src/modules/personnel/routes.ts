@@ -42,7 +42,7 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
         + 'Answers 201 with the member (or an array of members, for an array).',
       body: PersonnelCreate,
       allowed: (scope) => permissions.personnel.create(scope.membership),
-      response: (shape) => Type.Union([shape, Type.Array(shape)]),
+      response: (shape) => Type.Union([shape, Type.Array(shape)], { title: 'PersonnelCreated' }),
       answersDetail: true,
       create: async (scope, body, _q, serializer) => {
         const inputs = (Array.isArray(body) ? body : [body]) as PersonnelInput[];

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, BoolLike, DateString, Sid, Text, Timestamp } from '../../core/schemas.js';
+import { Body, BoolLike, DateString, JsonValue, Sid, Text, Timestamp } from '../../core/schemas.js';
 import { Email } from '../accounts/schemas.js';
 
 const DashboardEntry = Type.Object({ link: Type.String(), note: Type.String() });
@@ -20,7 +20,7 @@ export const PersonnelShapes = {
     should_receive_weekly_digest: Type.Boolean(), should_receive_statement_digest: Type.Boolean(),
     should_receive_mention_notification: Type.Boolean(), should_receive_record_change_notification: Type.Boolean(),
     should_receive_notification_email: Type.Boolean(),
-    metadata: Type.Array(Type.Unknown()),
+    metadata: Type.Array(JsonValue()),
     change_permission: Type.Boolean(),
     updated_by: Type.String({ description: 'the full name of who last changed the record' }),
     date_updated: Timestamp,
@@ -61,7 +61,7 @@ export const PersonnelPatch = Body({
   first_name: Type.Optional(Text(150)),
   last_name: Type.Optional(Text(150)),
   email: Type.Optional(Email),
-  metadata: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })),
+  metadata: Type.Optional(Type.Array(JsonValue(), { maxItems: 100 })),
   dashboard: Type.Optional(Type.Array(Type.Object({ link: Text(2000), note: Text(1000) }, { additionalProperties: false }), { maxItems: 100 })),
   should_receive_weekly_digest: Type.Optional(BoolLike),
   should_receive_statement_digest: Type.Optional(BoolLike),

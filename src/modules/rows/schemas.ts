@@ -45,7 +45,7 @@ export const ChainReport = Type.Object({
   first_invalid_version: Type.Union([Type.Integer(), Type.Null()]),
   problems: Type.Array(Type.Object({ version: Type.Integer(), problem: Type.String() }), { description: 'at most 100' }),
   date_verified: Timestamp,
-});
+}, { title: 'ChainReport' });
 
 /** The grid's query (GET /tables/row/list/table/{sid}/grid/). */
 export const GridQuery = {
@@ -63,7 +63,7 @@ export const GridRow = Type.Object({
     additionalProperties: CellShapes.detail,
     description: "the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent",
   }),
-});
+}, { title: 'GridRow' });
 
 /** GET /tables/row/stream/: which changes a stream carries. */
 export const RowStreamQuery = Type.Object({

@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { Body, QueryBool, Sid, Timestamp } from '../../core/schemas.js';
+import { User } from '../accounts/schemas.js';
+
+/**
+ * A version's row data (records_row_data: exactly these fields), alone in the list's
+ * `dataonly=true` and as `data` in the shapes that carry it.
+ */
+export const VersionData = Type.Object({
+  name: Type.String(), description: Type.String(), is_locked: Type.Boolean(), is_archived: Type.Boolean(),
+  cells: Type.Record(Type.String(), Type.String(), { description: 'the cells by column sid' }),
+}, { title: 'RowData', description: "the row's data as this version recorded it" });
 
 const Hash = Type.String({ description: 'SHA-256 (hex)' });
 const common = {
@@ -23,33 +33,25 @@ const listFields = {
 export const VersionShapes = {
   name: Type.Object({ sid: Sid, name: Type.String() }),
   list: Type.Object(listFields),
-  detail: Type.Object({ ...listFields, data: Type.Record(Type.String(), Type.Unknown()) }),
+  detail: Type.Object({ ...listFields, data: VersionData }),
 };
-
-export const UserRef = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() });
 
 /** The version detail (spec: with data, updated_by as an object). */
 export const VersionDetail = Type.Object({
   ...common,
-  data: Type.Record(Type.String(), Type.Unknown()),
+  data: VersionData,
   activity_message: Type.String(),
-  updated_by: UserRef,
+  updated_by: User,
   date_created: Timestamp,
   date_updated: Timestamp,
   change_permission: Type.Boolean(),
 }, { title: 'Version' });
 
-/** A version's row data alone (the list's `dataonly=true`). */
-export const VersionData = Type.Object({
-  name: Type.String(), description: Type.String(), is_locked: Type.Boolean(), is_archived: Type.Boolean(),
-  cells: Type.Record(Type.String(), Type.String(), { description: 'the cells by column sid' }),
-}, { title: 'RowData', additionalProperties: true, description: "the row's data as this version recorded it" });
-
 /** The version PATCH answer: the detail shape and the commit it set. */
 export const VersionPatched = Type.Object({
   ...VersionDetail.properties,
   commit: Type.Union([Type.String(), Type.Null()]),
-});
+}, { title: 'VersionWithCommit' });
 
 export const VersionListQuery = {
   row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the versions of this row, in version order' })),

@@ -41,7 +41,7 @@ export const WorkflowPatched = Type.Object({
   execution: Type.Optional(Type.Object(ExecutionShapes.detail.properties, {
     description: 'present when the PATCH triggered the workflow (trigger__sid): the execution after its steps ran',
   })),
-});
+}, { title: 'WorkflowAndExecution' });
 
 const TableSid = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 export const WorkflowListQuery = { table__sid: TableSid('only the workflows specific to this table of the organization') };

@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Service health: 200 while the database answers */
-        get: operations["getHealth"];
+        get: operations["checkHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -29,7 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: 200 while the process answers requests (nothing else is checked) */
-        get: operations["getHealthLive"];
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,7 +46,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: 200 when the database answers and every migration of this build is applied */
-        get: operations["getHealthReady"];
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -88,7 +88,7 @@ export interface paths {
          * Prove an email address with the tag mailed to it
          * @description The tag is valid 24 hours and once. 400 on `tag` for a bad, used or expired one.
          */
-        post: operations["postAccountsVerifyemail"];
+        post: operations["verifyEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -108,7 +108,7 @@ export interface paths {
          * Mail a new link that proves the caller's email
          * @description Answers {"detail": "Email already verified."} when it is; 429 when the address got too many account emails this hour.
          */
-        post: operations["postAccountsVerifyemailResend"];
+        post: operations["resendEmailProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1406,7 +1406,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One cell, in the detail shape (Admin, Project Admin, Edit, View: whoever reads its row)
+         * @description Its ETag is what `If-Match` on the PATCH compares with. 404 when the caller cannot read the row.
+         */
+        get: operations["getCell"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2006,7 +2010,7 @@ export interface paths {
          * Live stream of the caller's new notifications (Server-Sent Events)
          * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each new notification sent to the caller, in any organization where they are an active member (or only `organization__sid`), arrives within a second as `event: notification`, `id: <sid>`, `data: <the notification in the list shape>`, whichever server process created it. A change of the caller's own roles (their personnel record in any organization, or a project role) arrives as `event: access`, `data: {organization, project, role, permission}` (no id): `project` is null for the personnel record; `role` is the organization role now ("admin", "member", "alumni", or null when no longer personnel), `permission` the project role now ("admin", "edit", "view", or null). A comment line is sent every 15 seconds to keep the connection open. A client that reconnects with `Last-Event-ID: <sid>` first receives what it missed since that notification (at most 100). One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
          */
-        get: operations["getNotificationsNotificationStream"];
+        get: operations["streamNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2019,16 +2023,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        GetHealthResponse: {
+        /** Health */
+        Health: {
             /** @enum {string} */
             status: "ok";
         };
-        GetHealth503Response: {
+        /**
+         * HealthUnavailable
+         * @description the service cannot serve: `detail` says why
+         */
+        HealthUnavailable: {
             /** @enum {string} */
             status: "unavailable";
             detail: string;
         };
-        GetHealthReadyResponse: {
+        /** Readiness */
+        Readiness: {
             /** @enum {string} */
             status: "ok";
             migrations: number;
@@ -2044,7 +2054,8 @@ export interface components {
             first_name?: string;
             last_name?: string;
         };
-        SignUpResponse: {
+        /** NewAccount */
+        NewAccount: {
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -2070,7 +2081,8 @@ export interface components {
         Error: {
             detail: string;
         };
-        PostAccountsVerifyemailResponse: {
+        /** Message */
+        Message: {
             detail: string;
         };
         SignInBody: {
@@ -2078,18 +2090,21 @@ export interface components {
             username: string;
             password: string;
         };
-        SignInResponse: {
+        /** User */
+        User: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            first_name: string;
+            last_name: string;
+            email: string;
+        };
+        /** SignedIn */
+        SignedIn: {
             token: string;
-            user: {
-                /**
-                 * @description identifier
-                 * @example a1B2c3D4e5F6g7H8
-                 */
-                sid: string;
-                first_name: string;
-                last_name: string;
-                email: string;
-            };
+            user: components["schemas"]["User"];
         };
         ForgetPasswordBody: {
             email: string;
@@ -2104,19 +2119,12 @@ export interface components {
             /** @description at least 8 characters */
             new_password: string;
         };
-        GetSessionResponse: {
-            user: {
-                /**
-                 * @description identifier
-                 * @example a1B2c3D4e5F6g7H8
-                 */
-                sid: string;
-                first_name: string;
-                last_name: string;
-                email: string;
-            };
+        /** Session */
+        Session: {
+            user: components["schemas"]["User"];
         };
-        SignOutEverywhereResponse: {
+        /** SessionsEnded */
+        SessionsEnded: {
             detail: string;
             /** @description sessions ended */
             ended: number;
@@ -2145,7 +2153,8 @@ export interface components {
         ApiKeyCreate: {
             name: string;
         };
-        CreateApiKeyNameResponse: {
+        /** ApiKeyCreated */
+        ApiKeyCreated: {
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -2222,8 +2231,11 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["ApiKeyDetail"][];
         };
-        /** @description an empty object */
-        DeleteApiKeyResponse: Record<string, never>;
+        /**
+         * Empty
+         * @description an empty object
+         */
+        Empty: Record<string, never>;
         /** OrganizationName */
         OrganizationName: {
             /**
@@ -2359,9 +2371,9 @@ export interface components {
             /** @description YYYY-MM-DD; "" or null for none */
             date_end?: string | "" | (never | null);
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_administrator?: boolean | ("true" | "false");
+            is_administrator?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_archived?: boolean | ("true" | "false");
+            is_archived?: boolean;
         } | {
             /**
              * Format: email
@@ -2379,9 +2391,9 @@ export interface components {
             /** @description YYYY-MM-DD; "" or null for none */
             date_end?: string | "" | (never | null);
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_administrator?: boolean | ("true" | "false");
+            is_administrator?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_archived?: boolean | ("true" | "false");
+            is_archived?: boolean;
         }[];
         /** PersonnelDetail */
         PersonnelDetail: {
@@ -2417,7 +2429,7 @@ export interface components {
             should_receive_mention_notification: boolean;
             should_receive_record_change_notification: boolean;
             should_receive_notification_email: boolean;
-            metadata: unknown[];
+            metadata: components["schemas"]["JsonValue"][];
             change_permission: boolean;
             /** @description the full name of who last changed the record */
             updated_by: string;
@@ -2427,7 +2439,8 @@ export interface components {
              */
             date_updated: string;
         };
-        CreatePersonnelNameResponse: components["schemas"]["PersonnelDetail"] | components["schemas"]["PersonnelDetail"][];
+        /** PersonnelCreated */
+        PersonnelCreated: components["schemas"]["PersonnelDetail"] | components["schemas"]["PersonnelDetail"][];
         /** PersonnelList */
         PersonnelList: {
             /**
@@ -2485,9 +2498,9 @@ export interface components {
             /** @description YYYY-MM-DD; "" or null for none */
             date_end?: string | "" | (never | null);
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_administrator?: boolean | ("true" | "false");
+            is_administrator?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            is_archived?: boolean | ("true" | "false");
+            is_archived?: boolean;
             first_name?: string;
             last_name?: string;
             /**
@@ -2495,21 +2508,21 @@ export interface components {
              * @description an email address
              */
             email?: string;
-            metadata?: unknown[];
+            metadata?: components["schemas"]["JsonValue"][];
             dashboard?: {
                 link: string;
                 note: string;
             }[];
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            should_receive_weekly_digest?: boolean | ("true" | "false");
+            should_receive_weekly_digest?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            should_receive_statement_digest?: boolean | ("true" | "false");
+            should_receive_statement_digest?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            should_receive_mention_notification?: boolean | ("true" | "false");
+            should_receive_mention_notification?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            should_receive_record_change_notification?: boolean | ("true" | "false");
+            should_receive_record_change_notification?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
-            should_receive_notification_email?: boolean | ("true" | "false");
+            should_receive_notification_email?: boolean;
         };
         /** ProjectName */
         ProjectName: {
@@ -3153,7 +3166,42 @@ export interface components {
             date_created: string;
             change_permission: boolean;
         };
-        ListRowsGridResponse: {
+        /** GridRow */
+        GridRow: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            table: components["schemas"]["Ref"];
+            project: components["schemas"]["Ref"];
+            is_locked: boolean;
+            is_archived: boolean;
+            /** @description the number of the latest version */
+            version: number;
+            /** @description the hash of the latest version */
+            hash: string;
+            /** @description the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent */
+            cells: {
+                [key: string]: components["schemas"]["CellDetail"];
+            };
+            created_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** GridRowPage */
+        GridRowPage: {
             page_size: number;
             page_number: number;
             page_count: number;
@@ -3161,41 +3209,10 @@ export interface components {
             next: string | null;
             previous: string | null;
             add_permission: boolean;
-            results: {
-                /**
-                 * @description identifier
-                 * @example a1B2c3D4e5F6g7H8
-                 */
-                sid: string;
-                name: string;
-                description: string;
-                table: components["schemas"]["Ref"];
-                project: components["schemas"]["Ref"];
-                is_locked: boolean;
-                is_archived: boolean;
-                /** @description the number of the latest version */
-                version: number;
-                /** @description the hash of the latest version */
-                hash: string;
-                /** @description the row's cells by column sid, each in the cell detail shape (as the cell list's detail serializer gives it); a column without a cell in this row is absent */
-                cells: {
-                    [key: string]: components["schemas"]["CellDetail"];
-                };
-                created_by: string;
-                /**
-                 * @description ISO 8601 UTC timestamp with microseconds
-                 * @example 2018-07-27T07:10:57.279388Z
-                 */
-                date_created: string;
-                /**
-                 * @description ISO 8601 UTC timestamp with microseconds
-                 * @example 2018-07-27T07:10:57.279388Z
-                 */
-                date_updated: string;
-                change_permission: boolean;
-            }[];
+            results: components["schemas"]["GridRow"][];
         };
-        VerifyRowResponse: {
+        /** ChainReport */
+        ChainReport: {
             row: components["schemas"]["Ref"];
             /** @description how many versions were checked */
             versions: number;
@@ -3295,6 +3312,17 @@ export interface components {
             sid: string;
             name: string;
         };
+        /** VersionNamePage */
+        VersionNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["VersionName"][];
+        };
         /**
          * RowData
          * @description the row's data as this version recorded it
@@ -3308,10 +3336,9 @@ export interface components {
             cells: {
                 [key: string]: string;
             };
-        } & {
-            [key: string]: unknown;
         };
-        ListVersionsNameResponse: {
+        /** RowDataPage */
+        RowDataPage: {
             page_size: number;
             page_number: number;
             page_count: number;
@@ -3319,7 +3346,7 @@ export interface components {
             next: string | null;
             previous: string | null;
             add_permission: boolean;
-            results: (components["schemas"]["VersionName"] | components["schemas"]["RowData"])[];
+            results: components["schemas"]["RowData"][];
         };
         /** VersionList */
         VersionList: {
@@ -3348,7 +3375,8 @@ export interface components {
             date_created: string;
             change_permission: boolean;
         };
-        ListVersionsListResponse: {
+        /** VersionListPage */
+        VersionListPage: {
             page_size: number;
             page_number: number;
             page_count: number;
@@ -3356,7 +3384,7 @@ export interface components {
             next: string | null;
             previous: string | null;
             add_permission: boolean;
-            results: (components["schemas"]["VersionList"] | components["schemas"]["RowData"])[];
+            results: components["schemas"]["VersionList"][];
         };
         /** VersionDetail */
         VersionDetail: {
@@ -3384,11 +3412,10 @@ export interface components {
              */
             date_created: string;
             change_permission: boolean;
-            data: {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["RowData"];
         };
-        ListVersionsDetailResponse: {
+        /** VersionDetailPage */
+        VersionDetailPage: {
             page_size: number;
             page_number: number;
             page_count: number;
@@ -3396,7 +3423,7 @@ export interface components {
             next: string | null;
             previous: string | null;
             add_permission: boolean;
-            results: (components["schemas"]["VersionDetail"] | components["schemas"]["RowData"])[];
+            results: components["schemas"]["VersionDetail"][];
         };
         /** Version */
         Version: {
@@ -3412,20 +3439,9 @@ export interface components {
             /** @description the hash of the preceding version; "" for version 1 */
             previousHash: string;
             version: number;
-            data: {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["RowData"];
             activity_message: string;
-            updated_by: {
-                /**
-                 * @description identifier
-                 * @example a1B2c3D4e5F6g7H8
-                 */
-                sid: string;
-                first_name: string;
-                last_name: string;
-                email: string;
-            };
+            updated_by: components["schemas"]["User"];
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3442,7 +3458,8 @@ export interface components {
         VersionUpdate: {
             commit: string | null;
         };
-        UpdateVersionResponse: {
+        /** VersionWithCommit */
+        VersionWithCommit: {
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -3455,20 +3472,9 @@ export interface components {
             /** @description the hash of the preceding version; "" for version 1 */
             previousHash: string;
             version: number;
-            data: {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["RowData"];
             activity_message: string;
-            updated_by: {
-                /**
-                 * @description identifier
-                 * @example a1B2c3D4e5F6g7H8
-                 */
-                sid: string;
-                first_name: string;
-                last_name: string;
-                email: string;
-            };
+            updated_by: components["schemas"]["User"];
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3666,14 +3672,15 @@ export interface components {
             is_archived?: boolean;
             /** @description merged into the execution's data (with trigger__sid) */
             workflow_data?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description merged into the execution's variables, which step settings refer to as {{variables.x}} (with trigger__sid) */
             variables?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
         };
-        UpdateWorkflowResponse: {
+        /** WorkflowAndExecution */
+        WorkflowAndExecution: {
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -3750,11 +3757,11 @@ export interface components {
                 change_permission: boolean;
                 /** @description the execution's variables: merged from every trigger's `variables` */
                 variables: {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 };
                 /** @description the execution's data: merged from every trigger's `workflow_data` */
                 data: {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 };
                 /** @description the whole log, oldest first */
                 log: {
@@ -3807,7 +3814,7 @@ export interface components {
             order?: number;
             /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
             data?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
         };
         /** StepList */
@@ -3855,7 +3862,7 @@ export interface components {
             description: string;
             /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
             data: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
             /**
              * @description ISO 8601 UTC timestamp with microseconds
@@ -3889,7 +3896,7 @@ export interface components {
             order?: number;
             /** @description the step's settings (docs/workflows.md): notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {}, wait_event {event} */
             data?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
         };
         /** ExecutionName */
@@ -3998,11 +4005,11 @@ export interface components {
             change_permission: boolean;
             /** @description the execution's variables: merged from every trigger's `variables` */
             variables: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description the execution's data: merged from every trigger's `workflow_data` */
             data: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description the whole log, oldest first */
             log: {
@@ -4151,19 +4158,14 @@ export interface components {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
         };
+        /** @description any JSON value */
+        JsonValue: (string | null) | number | boolean | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
     };
     responses: {
-        /** @description the answer */
-        ServiceUnavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["GetHealth503Response"];
-            };
-        };
         /** @description the database is unavailable or the service is shutting down; try again */
-        ServiceUnavailable2: {
+        ServiceUnavailable: {
             headers: {
                 /** @description seconds to wait before trying again */
                 "Retry-After"?: number;
@@ -4230,7 +4232,7 @@ export interface components {
             };
         };
         /** @description an error: {"detail": message} */
-        NotAcceptable: {
+        NotAcceptableJson: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4257,7 +4259,7 @@ export interface components {
             };
         };
         /** @description a plain-text message */
-        NotAcceptable2: {
+        NotAcceptable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4282,21 +4284,12 @@ export interface components {
         QueryPage: number;
         /** @description records per page (default 10, at most 100) */
         QueryPageSize: number;
-        /** @description the level of the list (for example `organization`) */
-        PathLevel: "user";
         /** @description the sid of the record at that level */
-        PathSid: string;
+        PathLevelSid: string;
         /** @description the sid of the record */
-        PathSid2: string;
+        PathRecordSid: string;
         /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
         HeaderIfMatch: string;
-        /** @description the level of the list (for example `organization`) */
-        PathLevel2: "organization";
-        /** @description the level of the list (for example `organization`) */
-        PathLevel3: "project";
-        /** @description the sid of the table */
-        PathSid3: string;
-        PathSid4: string;
     };
     requestBodies: never;
     headers: never;
@@ -4304,7 +4297,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
+    checkHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -4319,13 +4312,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthResponse"];
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description the service cannot serve: `detail` says why */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthUnavailable"];
+                };
+            };
+        };
+    };
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getHealthLive: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -4340,31 +4362,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthResponse"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
-            503: components["responses"]["ServiceUnavailable2"];
-        };
-    };
-    getHealthReady: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
+            /** @description the service cannot serve: `detail` says why */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthReadyResponse"];
+                    "application/json": components["schemas"]["HealthUnavailable"];
                 };
             };
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     signUp: {
@@ -4394,7 +4403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignUpResponse"];
+                    "application/json": components["schemas"]["NewAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4402,10 +4411,10 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postAccountsVerifyemail: {
+    verifyEmail: {
         parameters: {
             query: {
                 /** @description the tag from the emailed link */
@@ -4423,14 +4432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postAccountsVerifyemailResend: {
+    resendEmailProof: {
         parameters: {
             query?: never;
             header?: {
@@ -4448,12 +4457,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     signIn: {
@@ -4481,15 +4490,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignInResponse"];
+                    "application/json": components["schemas"]["SignedIn"];
                 };
             };
             400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
+            406: components["responses"]["NotAcceptableJson"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkToken: {
@@ -4507,11 +4516,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             401: components["responses"]["Unauthorized"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     signOutWithGet: {
@@ -4529,11 +4538,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             401: components["responses"]["Unauthorized"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     signOut: {
@@ -4554,11 +4563,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             401: components["responses"]["Unauthorized"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     forgetPassword: {
@@ -4585,14 +4594,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetPassword: {
@@ -4622,13 +4631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePassword: {
@@ -4659,7 +4668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostAccountsVerifyemailResponse"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4667,7 +4676,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSession: {
@@ -4685,11 +4694,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetSessionResponse"];
+                    "application/json": components["schemas"]["Session"];
                 };
             };
             401: components["responses"]["Unauthorized"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSession: {
@@ -4719,15 +4728,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetSessionResponse"];
+                    "application/json": components["schemas"]["Session"];
                 };
             };
             400: components["responses"]["BadRequest"];
-            406: components["responses"]["NotAcceptable"];
+            406: components["responses"]["NotAcceptableJson"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteSession: {
@@ -4747,7 +4756,7 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["Forbidden"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     signOutEverywhere: {
@@ -4768,12 +4777,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignOutEverywhereResponse"];
+                    "application/json": components["schemas"]["SessionsEnded"];
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeysName: {
@@ -4787,9 +4796,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -4809,8 +4818,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKeyName: {
@@ -4822,9 +4831,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -4845,7 +4854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4853,10 +4862,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeysList: {
@@ -4870,9 +4879,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -4892,8 +4901,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKeyList: {
@@ -4905,9 +4914,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -4928,7 +4937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4936,10 +4945,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeysDetail: {
@@ -4953,9 +4962,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -4975,8 +4984,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKeyDetail: {
@@ -4988,9 +4997,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5011,7 +5020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateApiKeyNameResponse"];
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5019,10 +5028,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiKey: {
@@ -5031,7 +5040,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5040,7 +5049,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -5053,8 +5062,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiKey: {
@@ -5063,7 +5072,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5075,7 +5084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5083,8 +5092,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationsName: {
@@ -5098,9 +5107,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5120,8 +5129,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrganizationName: {
@@ -5133,9 +5142,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5165,10 +5174,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationsList: {
@@ -5182,9 +5191,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5204,8 +5213,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrganizationList: {
@@ -5217,9 +5226,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5249,10 +5258,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationsDetail: {
@@ -5266,9 +5275,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5288,8 +5297,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrganizationDetail: {
@@ -5301,9 +5310,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel"];
+                level: "user";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5333,10 +5342,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrganization: {
@@ -5345,7 +5354,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5354,7 +5363,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -5367,8 +5376,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrganization: {
@@ -5380,7 +5389,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5399,7 +5408,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -5412,11 +5421,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPersonnelName: {
@@ -5434,9 +5443,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5456,8 +5465,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPersonnelName: {
@@ -5469,9 +5478,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5500,7 +5509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatePersonnelNameResponse"];
+                    "application/json": components["schemas"]["PersonnelCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5508,10 +5517,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPersonnelList: {
@@ -5529,9 +5538,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5551,8 +5560,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPersonnelList: {
@@ -5564,9 +5573,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5595,7 +5604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatePersonnelNameResponse"];
+                    "application/json": components["schemas"]["PersonnelCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5603,10 +5612,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPersonnelDetail: {
@@ -5624,9 +5633,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5646,8 +5655,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPersonnelDetail: {
@@ -5659,9 +5668,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5690,7 +5699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatePersonnelNameResponse"];
+                    "application/json": components["schemas"]["PersonnelCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5698,10 +5707,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPersonnel: {
@@ -5710,7 +5719,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5719,7 +5728,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -5732,8 +5741,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePersonnel: {
@@ -5745,7 +5754,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -5784,7 +5793,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -5797,11 +5806,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProjectsName: {
@@ -5815,9 +5824,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5837,8 +5846,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProjectName: {
@@ -5850,9 +5859,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5882,10 +5891,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProjectsList: {
@@ -5899,9 +5908,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5921,8 +5930,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProjectList: {
@@ -5934,9 +5943,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -5966,10 +5975,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProjectsDetail: {
@@ -5983,9 +5992,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6005,8 +6014,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProjectDetail: {
@@ -6018,9 +6027,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6050,10 +6059,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProject: {
@@ -6062,7 +6071,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6071,7 +6080,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6084,8 +6093,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProject: {
@@ -6097,7 +6106,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6116,7 +6125,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6129,11 +6138,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembersName: {
@@ -6147,9 +6156,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6169,8 +6178,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMemberName: {
@@ -6182,9 +6191,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6214,10 +6223,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembersList: {
@@ -6231,9 +6240,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6253,8 +6262,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMemberList: {
@@ -6266,9 +6275,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6298,10 +6307,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembersDetail: {
@@ -6315,9 +6324,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6337,8 +6346,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMemberDetail: {
@@ -6350,9 +6359,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel3"];
+                level: "project";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6382,10 +6391,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMember: {
@@ -6394,7 +6403,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6403,7 +6412,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6416,8 +6425,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMember: {
@@ -6426,7 +6435,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6438,7 +6447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6446,8 +6455,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMember: {
@@ -6459,7 +6468,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6477,7 +6486,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6490,11 +6499,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTablesName: {
@@ -6508,9 +6517,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6530,8 +6539,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTableName: {
@@ -6543,9 +6552,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6575,10 +6584,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTablesList: {
@@ -6592,9 +6601,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6614,8 +6623,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTableList: {
@@ -6627,9 +6636,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6659,10 +6668,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTablesDetail: {
@@ -6676,9 +6685,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6698,8 +6707,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTableDetail: {
@@ -6711,9 +6720,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6743,10 +6752,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTable: {
@@ -6755,7 +6764,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6764,7 +6773,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6777,8 +6786,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTable: {
@@ -6790,7 +6799,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -6809,7 +6818,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -6822,11 +6831,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWidgetsName: {
@@ -6840,9 +6849,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6862,8 +6871,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWidgetName: {
@@ -6875,9 +6884,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6910,10 +6919,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWidgetsList: {
@@ -6927,9 +6936,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6949,8 +6958,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWidgetList: {
@@ -6962,9 +6971,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -6997,10 +7006,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWidgetsDetail: {
@@ -7014,9 +7023,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7036,8 +7045,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWidgetDetail: {
@@ -7049,9 +7058,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7084,10 +7093,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWidget: {
@@ -7096,7 +7105,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7105,7 +7114,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7118,8 +7127,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWidget: {
@@ -7131,7 +7140,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7153,7 +7162,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7166,11 +7175,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listColumnsName: {
@@ -7186,9 +7195,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7208,8 +7217,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createColumnName: {
@@ -7224,9 +7233,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7257,10 +7266,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listColumnsList: {
@@ -7276,9 +7285,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7298,8 +7307,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createColumnList: {
@@ -7314,9 +7323,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7347,10 +7356,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listColumnsDetail: {
@@ -7366,9 +7375,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7388,8 +7397,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createColumnDetail: {
@@ -7404,9 +7413,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7437,10 +7446,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getColumn: {
@@ -7449,7 +7458,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7458,7 +7467,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7471,8 +7480,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateColumn: {
@@ -7484,7 +7493,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7503,7 +7512,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7516,11 +7525,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     streamRowChanges: {
@@ -7553,8 +7562,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRowsName: {
@@ -7572,9 +7581,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7594,8 +7603,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRowName: {
@@ -7612,9 +7621,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7644,10 +7653,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRowsList: {
@@ -7665,9 +7674,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7687,8 +7696,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRowList: {
@@ -7705,9 +7714,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7737,10 +7746,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRowsDetail: {
@@ -7758,9 +7767,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7780,8 +7789,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRowDetail: {
@@ -7798,9 +7807,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -7830,10 +7839,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRow: {
@@ -7842,7 +7851,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7851,7 +7860,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7864,8 +7873,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRow: {
@@ -7877,7 +7886,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -7898,7 +7907,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -7911,11 +7920,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRowsGrid: {
@@ -7939,7 +7948,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the table */
-                sid: components["parameters"]["PathSid3"];
+                sid: string;
             };
             cookie?: never;
         };
@@ -7951,7 +7960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListRowsGridResponse"];
+                    "application/json": components["schemas"]["GridRowPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7959,8 +7968,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyRow: {
@@ -7968,7 +7977,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                sid: components["parameters"]["PathSid4"];
+                sid: string;
             };
             cookie?: never;
         };
@@ -7980,7 +7989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VerifyRowResponse"];
+                    "application/json": components["schemas"]["ChainReport"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7988,8 +7997,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCellsName: {
@@ -8005,9 +8014,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8027,8 +8036,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCellName: {
@@ -8043,9 +8052,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8064,6 +8073,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,10 +8086,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCellsList: {
@@ -8094,9 +8105,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8116,8 +8127,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCellList: {
@@ -8132,9 +8143,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8153,6 +8164,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8164,10 +8177,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCellsDetail: {
@@ -8183,9 +8196,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8205,8 +8218,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCellDetail: {
@@ -8221,9 +8234,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8242,6 +8255,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8253,10 +8268,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CellDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCell: {
@@ -8268,7 +8315,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8286,7 +8333,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -8299,11 +8346,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVersionsName: {
@@ -8316,14 +8363,14 @@ export interface operations {
                 /** @description only the versions of this row, in version order */
                 row__sid?: string;
                 /** @description true: each result is only the version's row data object (true, True, 1; false, False, 0) */
-                dataonly?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                dataonly?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8335,7 +8382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListVersionsNameResponse"];
+                    "application/json": components["schemas"]["VersionNamePage"] | components["schemas"]["RowDataPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8343,8 +8390,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVersionsList: {
@@ -8357,14 +8404,14 @@ export interface operations {
                 /** @description only the versions of this row, in version order */
                 row__sid?: string;
                 /** @description true: each result is only the version's row data object (true, True, 1; false, False, 0) */
-                dataonly?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                dataonly?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8376,7 +8423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListVersionsListResponse"];
+                    "application/json": components["schemas"]["VersionListPage"] | components["schemas"]["RowDataPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8384,8 +8431,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVersionsDetail: {
@@ -8398,14 +8445,14 @@ export interface operations {
                 /** @description only the versions of this row, in version order */
                 row__sid?: string;
                 /** @description true: each result is only the version's row data object (true, True, 1; false, False, 0) */
-                dataonly?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                dataonly?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8417,7 +8464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListVersionsDetailResponse"];
+                    "application/json": components["schemas"]["VersionDetailPage"] | components["schemas"]["RowDataPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8425,8 +8472,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVersion: {
@@ -8435,7 +8482,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8444,7 +8491,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -8457,8 +8504,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVersion: {
@@ -8470,7 +8517,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8488,12 +8535,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UpdateVersionResponse"];
+                    "application/json": components["schemas"]["VersionWithCommit"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8501,11 +8548,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCreditsName: {
@@ -8519,9 +8566,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8541,8 +8588,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCreditsList: {
@@ -8556,9 +8603,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8578,8 +8625,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCreditsDetail: {
@@ -8593,9 +8640,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8615,8 +8662,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWorkflowsName: {
@@ -8632,9 +8679,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8654,8 +8701,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWorkflowName: {
@@ -8670,9 +8717,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8703,10 +8750,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWorkflowsList: {
@@ -8722,9 +8769,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8744,8 +8791,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWorkflowList: {
@@ -8760,9 +8807,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8793,10 +8840,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWorkflowsDetail: {
@@ -8812,9 +8859,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8834,8 +8881,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWorkflowDetail: {
@@ -8850,9 +8897,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -8883,10 +8930,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWorkflow: {
@@ -8895,7 +8942,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8904,7 +8951,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -8917,8 +8964,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWorkflow: {
@@ -8927,7 +8974,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8939,7 +8986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8947,8 +8994,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWorkflow: {
@@ -8965,7 +9012,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -8988,12 +9035,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UpdateWorkflowResponse"];
+                    "application/json": components["schemas"]["WorkflowAndExecution"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9001,11 +9048,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStepsName: {
@@ -9023,9 +9070,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9045,8 +9092,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createStepName: {
@@ -9061,9 +9108,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9097,10 +9144,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStepsList: {
@@ -9118,9 +9165,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9140,8 +9187,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createStepList: {
@@ -9156,9 +9203,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9192,10 +9239,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStepsDetail: {
@@ -9213,9 +9260,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9235,8 +9282,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createStepDetail: {
@@ -9251,9 +9298,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9287,10 +9334,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getStep: {
@@ -9299,7 +9346,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9308,7 +9355,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -9321,8 +9368,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteStep: {
@@ -9331,7 +9378,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9343,7 +9390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9351,8 +9398,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateStep: {
@@ -9364,7 +9411,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9386,7 +9433,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -9399,11 +9446,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listExecutionsName: {
@@ -9421,9 +9468,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9443,8 +9490,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listExecutionsList: {
@@ -9462,9 +9509,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9484,8 +9531,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listExecutionsDetail: {
@@ -9503,9 +9550,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9525,8 +9572,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getExecution: {
@@ -9535,7 +9582,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9544,7 +9591,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -9557,8 +9604,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotificationsName: {
@@ -9569,14 +9616,14 @@ export interface operations {
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
-                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                is_read?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9596,8 +9643,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotificationName: {
@@ -9609,9 +9656,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9652,10 +9699,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotificationsList: {
@@ -9666,14 +9713,14 @@ export interface operations {
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
-                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                is_read?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9693,8 +9740,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotificationList: {
@@ -9706,9 +9753,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9749,10 +9796,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotificationsDetail: {
@@ -9763,14 +9810,14 @@ export interface operations {
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the read (true) or the unread (false) notifications; absent: all (true, True, 1; false, False, 0) */
-                is_read?: "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "1" | "0";
+                is_read?: boolean;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9790,8 +9837,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotificationDetail: {
@@ -9803,9 +9850,9 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: components["parameters"]["PathLevel2"];
+                level: "organization";
                 /** @description the sid of the record at that level */
-                sid: components["parameters"]["PathSid"];
+                sid: components["parameters"]["PathLevelSid"];
             };
             cookie?: never;
         };
@@ -9846,10 +9893,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNotification: {
@@ -9858,7 +9905,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9867,7 +9914,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -9880,8 +9927,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteNotification: {
@@ -9890,7 +9937,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9902,7 +9949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9910,8 +9957,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNotification: {
@@ -9923,7 +9970,7 @@ export interface operations {
             };
             path: {
                 /** @description the sid of the record */
-                sid: components["parameters"]["PathSid2"];
+                sid: components["parameters"]["PathRecordSid"];
             };
             cookie?: never;
         };
@@ -9942,7 +9989,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description the version of the record, for If-Match */
+                    /** @description the version of the record, for If-Match on its PATCH */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -9955,14 +10002,14 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getNotificationsNotificationStream: {
+    streamNotifications: {
         parameters: {
             query?: {
                 /** @description only notifications of this organization */
@@ -9988,8 +10035,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable2"];
-            503: components["responses"]["ServiceUnavailable2"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -45,7 +45,7 @@ export const unreadCountQuery = (orgSid: string) =>
     queryFn: async () => {
       const page = await unwrap(
         api.GET('/notifications/notification/list/{level}/{sid}/name/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { is_read: 'false', page_size: 1 } },
+          params: { path: { level: 'organization', sid: orgSid }, query: { is_read: false, page_size: 1 } },
         }),
       );
       return page.count;

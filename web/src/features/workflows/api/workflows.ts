@@ -11,6 +11,8 @@ export type WorkflowSummary = components['schemas']['WorkflowList'];
 export type Step = components['schemas']['StepDetail'];
 export type Execution = components['schemas']['ExecutionDetail'];
 export type ExecutionSummary = components['schemas']['ExecutionList'];
+/** A step's settings, a trigger's variables: a JSON object (the API's `JsonValue`s). */
+export type JsonObject = Record<string, components['schemas']['JsonValue']>;
 
 export const WORKFLOWS_PAGE_SIZE = 25;
 /** A workflow has at most 100 steps (src/modules/steps/settings.ts), so one page holds them all. */
@@ -130,7 +132,7 @@ export interface StepInput {
   name: string;
   description?: string;
   widget: string;
-  data: Record<string, unknown>;
+  data: JsonObject;
 }
 
 export function useCreateStep(orgSid: string, workflowSid: string) {
@@ -238,7 +240,7 @@ export interface TriggerInput {
   rowSid: string;
   /** An event for the log; resumes an execution waiting for it. */
   event?: string;
-  variables?: Record<string, unknown>;
+  variables?: JsonObject;
 }
 
 /**

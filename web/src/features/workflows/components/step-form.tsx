@@ -7,7 +7,7 @@ import { Button, Checkbox, ErrorMessage, Loading, TextField } from '../../../com
 import { ApiError } from '../../../lib/api/client';
 import { usePersonnelNames } from '../../personnel/api/personnel';
 import { useWidgets } from '../../widgets/api/widgets';
-import { useWorkflowTable, type Step, type StepInput, type Workflow } from '../api/workflows';
+import { useWorkflowTable, type JsonObject, type Step, type StepInput, type Workflow } from '../api/workflows';
 
 /** What each kind of step does, for people. */
 export const KIND_LABELS: Record<string, string> = {
@@ -134,7 +134,7 @@ export function StepForm({ orgSid, workflow, step, submitLabel, pending, error, 
 }
 
 /** The settings of a step of `kind`, read from the form's `setting.*` fields. */
-function settingsFrom(kind: string, form: FormData): Record<string, unknown> {
+function settingsFrom(kind: string, form: FormData): JsonObject {
   const text = (name: string) => String(form.get(`setting.${name}`) ?? '');
   switch (kind) {
     case 'notify': {

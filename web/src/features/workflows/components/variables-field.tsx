@@ -1,6 +1,7 @@
 // The optional variables sent with a trigger or an event: a JSON object typed by the
 // person, merged into the execution's variables (steps read them as {{variables.x}}).
 import { useId } from 'react';
+import type { JsonObject } from '../api/workflows';
 
 /** A labelled textarea named `variables`. */
 export function VariablesField() {
@@ -17,11 +18,12 @@ export function VariablesField() {
 }
 
 /** The typed variables: undefined when blank, the object, or a message saying what is wrong. */
-export function parseVariables(text: string): Record<string, unknown> | undefined | string {
+export function parseVariables(text: string): JsonObject | undefined | string {
   if (!text.trim()) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    // What JSON.parse gives is JSON through and through.
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as JsonObject;
   } catch {
     // said below
   }
