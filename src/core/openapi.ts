@@ -218,16 +218,21 @@ class Components {
 
 /**
  * Any JSON value: what a client may send and will read where the service takes anything
- * (personnel `metadata`, a step's settings, an execution's variables).
+ * (personnel `metadata`, a step's settings, an execution's variables). An array directly
+ * inside an array is taken but not described: openapi-typescript writes a schema as a
+ * property of its `components` interface, and TypeScript cannot resolve such a property
+ * that is an array of itself (TS2502); through an object it can.
  */
-const JSON_VALUE: Json = {
-  description: 'any JSON value',
-  // OpenAPI 3.0 has no null type, and `nullable` needs a `type` beside it.
-  anyOf: [
-    { type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' },
-    { type: 'array', items: { $ref: '#/components/schemas/JsonValue' } },
-    { type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } },
-  ],
+const JSON_SCALARS: Json[] = [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }];
+const JSON_SCHEMAS: Record<string, Json> = {
+  JsonValue: {
+    description: 'any JSON value (an array directly inside an array is accepted, but not described here)',
+    anyOf: [
+      ...JSON_SCALARS, { $ref: '#/components/schemas/JsonObject' },
+      { type: 'array', items: { anyOf: [...JSON_SCALARS, { $ref: '#/components/schemas/JsonObject' }] } },
+    ],
+  },
+  JsonObject: { type: 'object', description: 'a JSON object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } },
 };
 
 /** What each `x-document` (core/schemas.ts, Documented) stands for in the document. */
@@ -375,7 +380,7 @@ export function finishDocument(doc: Json): Json {
     }
   }
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...components.schemas } };
-  if (JSON.stringify(doc).includes('#/components/schemas/JsonValue')) doc.components.schemas.JsonValue = JSON_VALUE;
+  if (JSON.stringify(doc).includes('#/components/schemas/JsonValue')) Object.assign(doc.components.schemas, JSON_SCHEMAS);
   shareResponsesAndParameters(doc);
   return doc;
 }

@@ -377,7 +377,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
       url,
       schema: {
         tags: [def.tag], summary: del.summary, description: del.description, params: detailParams,
-        response: { 200: Type.Object({}, { title: 'Empty', description: 'an empty object' }), ...ErrorResponses },
+        response: { 200: Type.Object({}, { title: 'Empty', description: 'an empty object', additionalProperties: false }), ...ErrorResponses },
       },
       handler: async (request) => {
         await del.handler(actorOf(request), sidOf(request), request);

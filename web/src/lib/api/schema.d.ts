@@ -4158,8 +4158,10 @@ export interface components {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
         };
-        /** @description any JSON value */
-        JsonValue: (string | null) | number | boolean | components["schemas"]["JsonValue"][] | {
+        /** @description any JSON value (an array directly inside an array is accepted, but not described here) */
+        JsonValue: (string | null) | number | boolean | components["schemas"]["JsonObject"] | ((string | null) | number | boolean | components["schemas"]["JsonObject"])[];
+        /** @description a JSON object */
+        JsonObject: {
             [key: string]: components["schemas"]["JsonValue"];
         };
     };

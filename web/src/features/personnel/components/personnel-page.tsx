@@ -183,12 +183,13 @@ interface EditProps {
 }
 
 /** Metadata as the member types it: a JSON list, or the message that says what is wrong. */
-function parseMetadata(text: string): { value: unknown[] } | { error: string } {
+function parseMetadata(text: string): { value: NonNullable<PersonnelChanges['metadata']> } | { error: string } {
   const trimmed = text.trim();
   if (!trimmed) return { value: [] };
   try {
     const value: unknown = JSON.parse(trimmed);
-    if (Array.isArray(value)) return { value };
+    // What JSON.parse gives is JSON through and through.
+    if (Array.isArray(value)) return { value: value as NonNullable<PersonnelChanges['metadata']> };
   } catch {
     // falls through to the message
   }
