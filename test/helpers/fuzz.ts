@@ -185,17 +185,21 @@ export interface Operation {
   description: string;
 }
 
-/** `schema` with every `#/components/…` $ref replaced by what it names (the service's schemas have no cycles). */
-function inlineRefs(doc: any, schema: any): any {
-  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(doc, s));
+/**
+ * `schema` with every `#/components/…` $ref replaced by what it names; a $ref inside what
+ * it names (JsonValue's values) becomes `{}`, any value.
+ */
+function inlineRefs(doc: any, schema: any, within: ReadonlySet<string> = new Set()): any {
+  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(doc, s, within));
   if (!schema || typeof schema !== 'object') return schema;
   if (typeof schema.$ref === 'string') {
+    if (within.has(schema.$ref)) return {};
     const [, kind, name] = /^#\/components\/(\w+)\/(.+)$/.exec(schema.$ref) ?? [];
     const named = kind ? doc.components?.[kind]?.[name] : undefined;
     if (!named) throw new Error(`unresolved $ref ${schema.$ref}`);
-    return inlineRefs(doc, named);
+    return inlineRefs(doc, named, new Set([...within, schema.$ref]));
   }
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(doc, v)]));
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(doc, v, within)]));
 }
 
 /** Every operation of an OpenAPI 3 document, its schemas' $refs inlined. */
