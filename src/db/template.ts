@@ -62,25 +62,53 @@ function header(name: string, type: '0' | '5', size: number, mode: number): Buff
   return h;
 }
 
-/** Packs the folder `dir` (its contents, relative names) into a gzipped tar at `file`. */
-export function packFolder(dir: string, file: string): void {
-  const parts: Buffer[] = [];
-  const walk = (relative: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+/** A folder to pack: its entries (name, whether a folder) and a file's bytes, by relative name. */
+export interface PackSource {
+  list(relative: string): Array<{ name: string; folder: boolean }>;
+  read(relative: string): Uint8Array;
+}
+
+/** The folder `dir` on disk as a PackSource. */
+export function folderSource(dir: string): PackSource {
+  return {
+    list: (relative) => fs.readdirSync(path.join(dir, relative), { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.isFile()).map((e) => ({ name: e.name, folder: e.isDirectory() })),
+    read: (relative) => fs.readFileSync(path.join(dir, relative)),
+  };
+}
+
+/**
+ * Packs a folder (its contents, relative names, sorted) into a gzipped tar at `file`,
+ * one entry at a time into the compressor: the folder's bytes are never all held at once.
+ */
+export async function packFolder(source: PackSource, file: string): Promise<void> {
+  const gzip = zlib.createGzip({ level: 9 });
+  const done = new Promise<void>((resolve, reject) => {
+    const out = fs.createWriteStream(file);
+    out.on('finish', resolve).on('error', reject);
+    gzip.on('error', reject).pipe(out);
+  });
+  const write = async (chunk: Uint8Array) => {
+    if (!gzip.write(chunk)) await new Promise((resolve) => gzip.once('drain', resolve));
+  };
+  const walk = async (relative: string) => {
+    for (const entry of source.list(relative).sort((a, b) => a.name.localeCompare(b.name))) {
       const name = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        parts.push(header(`${name}/`, '5', 0, 0o700));
-        walk(name);
-      } else if (entry.isFile()) {
-        const data = fs.readFileSync(path.join(dir, name));
-        parts.push(header(name, '0', data.length, 0o600), data);
-        if (data.length % BLOCK) parts.push(Buffer.alloc(BLOCK - (data.length % BLOCK)));
+      if (entry.folder) {
+        await write(header(`${name}/`, '5', 0, 0o700));
+        await walk(name);
+      } else {
+        const data = source.read(name);
+        await write(header(name, '0', data.length, 0o600));
+        await write(data);
+        if (data.length % BLOCK) await write(Buffer.alloc(BLOCK - (data.length % BLOCK)));
       }
     }
   };
-  walk('');
-  parts.push(Buffer.alloc(2 * BLOCK));
-  fs.writeFileSync(file, zlib.gzipSync(Buffer.concat(parts), { level: 9 }));
+  await walk('');
+  await write(Buffer.alloc(2 * BLOCK));
+  gzip.end();
+  await done;
 }
 
 /** Unpacks a gzipped tar made by packFolder into `dir` (which must exist). */

@@ -42,14 +42,16 @@ test('npm start without the build tools and without a build says how to install 
   const scratch = fs.mkdtempSync(path.join(PROJECT_ROOT, '.packaging-'));
   try {
     fs.mkdirSync(path.join(scratch, 'scripts'));
-    fs.copyFileSync(path.join(PROJECT_ROOT, 'scripts', 'prestart.mjs'), path.join(scratch, 'scripts', 'prestart.mjs'));
-    const res = spawnSync(process.execPath, ['scripts/prestart.mjs'], { cwd: scratch, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    fs.copyFileSync(path.join(PROJECT_ROOT, 'scripts', 'build.mjs'), path.join(scratch, 'scripts', 'build.mjs'));
+    const res = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: scratch, encoding: 'utf8', env: { PATH: process.env.PATH } });
     assert.equal(res.status, 1);
     assert.match(res.stderr, /npm ci && npm run build && npm prune --omit=dev/);
     // With a build in dist/, it starts from it.
-    fs.mkdirSync(path.join(scratch, 'dist'));
-    fs.writeFileSync(path.join(scratch, 'dist', 'server.js'), '');
-    const built = spawnSync(process.execPath, ['scripts/prestart.mjs'], { cwd: scratch, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    for (const file of ['server.js', 'cli.js', 'db/pgdata-template.tar.gz', 'db/pgdata-template.json', 'web/index.html']) {
+      fs.mkdirSync(path.dirname(path.join(scratch, 'dist', file)), { recursive: true });
+      fs.writeFileSync(path.join(scratch, 'dist', file), '');
+    }
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: scratch, encoding: 'utf8', env: { PATH: process.env.PATH } });
     assert.equal(built.status, 0, built.stderr);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
