@@ -8,7 +8,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
 import { MailWorker } from './jobs/mail.js';
-import { digestScheduler } from './jobs/digest.js';
+import { digestJob } from './jobs/digest.js';
+import { JobRegistry } from './jobs/registry.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
 import { installErrorHandler } from './core/error-handler.js';
@@ -46,7 +47,7 @@ import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 export interface BuildOptions {
   config: Config;
   database: Database;
-  /** Run the background workers in this process (default true). */
+  /** Run the background workers (mail, digest, vacuum, retention) in this process (default true). */
   workers?: boolean;
 }
 
@@ -132,24 +133,23 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     log: app.log,
     retrySeconds: config.mailRetrySeconds,
   });
+  // Every background loop of the process is a job of this registry (jobs/registry.ts).
+  const jobs = new JobRegistry(app.log, metrics);
   // The live machinery: one LISTEN per process, every open stream, their re-check (core/live/hub.ts).
   const live = new LiveHub({
     database, databaseUrl: config.databaseUrl, log: app.log, metrics,
     tokenIdleMinutes: config.tokenIdleMinutes, streamsPerCredential: config.liveStreamsPerCredential,
   });
-  const streamCheck = liveStreamCheck(live, app.log);
   // Every process serves streams (workers or not): listening and the re-check run in each.
-  app.addHook('onReady', async () => {
-    await live.start();
-    streamCheck.start();
-  });
+  jobs.register(liveStreamCheck(live));
+  app.addHook('onReady', () => live.start());
   app.addHook('preClose', async () => {
-    await streamCheck.stop();
     live.closeAll();
   });
   app.addHook('onClose', () => live.stop());
+  if (options.workers !== false) mail.register(jobs);
   const ctx: AppContext = {
-    config, database, mail, metrics, live,
+    config, database, mail, metrics, live, jobs,
     get db() { return ambientTransaction() ?? database.db; },
   };
 
@@ -213,22 +213,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerNotifications(app, ctx);
   await registerWeb(app, ctx);
 
-  const digest = digestScheduler({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() });
-  const vacuum = creditsVacuum(database.db, app.log);
-  const retention = retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes });
   if (options.workers !== false) {
-    app.addHook('onReady', async () => {
-      mail.start();
-      digest.start();
-      vacuum.start();
-      retention.start();
-    });
+    jobs.register(digestJob({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() }));
+    jobs.register(creditsVacuum(database.db));
+    jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes }));
   }
-  app.addHook('onClose', async () => {
-    await retention.stop();
-    await vacuum.stop();
-    await digest.stop();
-    await mail.stop();
-  });
+  app.addHook('onReady', async () => jobs.start());
+  app.addHook('onClose', () => jobs.stop());
   return { app, ctx };
 }

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { MailWorker } from './jobs/mail.js';
+import type { JobRegistry } from './jobs/registry.js';
 import type { ServiceMetrics } from './core/metrics.js';
 import type { LiveHub } from './core/live/hub.js';
 
@@ -11,6 +12,8 @@ export interface AppContext {
   /** The database, or inside an If-Match PATCH the request's transaction (core/record-lock.ts). */
   db: Db;
   mail: MailWorker;
+  /** The background jobs of this process: a module registers its loops here (jobs/registry.ts). */
+  jobs: JobRegistry;
   /** The counters behind GET /metrics that modules feed (cell writes, credits debited). */
   metrics: ServiceMetrics;
   /** The live machinery: the one LISTEN, the open streams, their bound and re-check (core/live/hub.ts). */

@@ -10,12 +10,13 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { query } from '../db/client.js';
 import { errors } from './errors.js';
+import type { JobMetrics } from '../jobs/registry.js';
 
 const ASK = 'records:metrics:ask';
 const ANSWER = 'records:metrics:answer';
 
 /** The counters other modules feed; a no-op until installMetrics has run. */
-export interface ServiceMetrics {
+export interface ServiceMetrics extends JobMetrics {
   /** A cell write committed, with the price debited for it (a decimal string like "0.50"). */
   cellWritten(price: string): void;
   /** A live stream opened, or closed (core/live/hub.ts counts them). */
@@ -54,6 +55,25 @@ function createInstruments(database: Database) {
   const creditsDebited = new client.Counter({
     name: 'records_credits_debited_total',
     help: 'Credits debited for cell writes, in the organizations\' currency units.',
+    registers: [registry],
+  });
+  const jobRuns = new client.Counter({
+    name: 'records_job_runs_total',
+    help: 'Runs of the background jobs (jobs/registry.ts), by job and outcome: ok, failed, or idle (nothing was due).',
+    labelNames: ['job', 'outcome'],
+    registers: [registry],
+  });
+  const jobDuration = new client.Histogram({
+    name: 'records_job_duration_seconds',
+    help: 'Time a background job\'s run took (runs that did something: outcome ok or failed), by job.',
+    labelNames: ['job'],
+    buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 60],
+    registers: [registry],
+  });
+  const jobLastSuccess = new client.Gauge({
+    name: 'records_job_last_success_timestamp_seconds',
+    help: 'When a background job last ran without failing (Unix time), by job.',
+    labelNames: ['job'],
     registers: [registry],
   });
   const poolWait = new client.Histogram({
@@ -117,7 +137,7 @@ function createInstruments(database: Database) {
     };
   }
 
-  return { registry, requests, duration, streams, cellWrites, creditsDebited };
+  return { registry, requests, duration, streams, cellWrites, creditsDebited, jobRuns, jobDuration, jobLastSuccess };
 }
 
 /** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
@@ -208,8 +228,14 @@ export function installMetrics(app: FastifyInstance, database: Database, token: 
     },
     streamOpened: () => m.streams.inc(),
     streamClosed: () => m.streams.dec(),
+    jobRun(job, outcome, seconds) {
+      m.jobRuns.inc({ job, outcome });
+      if (outcome === 'idle') return;
+      m.jobDuration.observe({ job }, seconds);
+      if (outcome === 'ok') m.jobLastSuccess.set({ job }, Date.now() / 1000);
+    },
   };
 }
 
 /** A ServiceMetrics that records nothing (the CLI, and before the app is built). */
-export const noMetrics: ServiceMetrics = { cellWritten() {}, streamOpened() {}, streamClosed() {} };
+export const noMetrics: ServiceMetrics = { cellWritten() {}, streamOpened() {}, streamClosed() {}, jobRun() {} };

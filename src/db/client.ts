@@ -161,12 +161,11 @@ export async function openDatabase(options: {
     throw err;
   }
   if (tracingOn) {
-    // Statements of the embedded engine as spans too (those in transactions run on the
-    // transaction's own handle and are not traced).
-    for (const method of ['query', 'exec'] as const) {
-      const original = client[method].bind(client) as (text: string, ...rest: unknown[]) => Promise<unknown>;
-      (client as unknown as Record<string, unknown>)[method] = (text: string, ...rest: unknown[]) => traceQuery('pglite', text, () => original(text, ...rest));
-    }
+    // Statements of the embedded engine as spans too: those of the client, and those of a
+    // transaction, which run on the handle PGlite gives its callback.
+    traceStatements(client);
+    const transaction = client.transaction.bind(client);
+    client.transaction = (callback) => transaction((tx) => callback(traceStatements(tx)));
   }
   const db = drizzlePglite(client, { schema, logger: queryCounter }) as unknown as Db;
   return {
@@ -183,6 +182,15 @@ export async function openDatabase(options: {
       }
     },
   };
+}
+
+/** Makes each `query` and `exec` of a PGlite handle (the client, or a transaction's) a span. */
+function traceStatements<T extends Pick<PGlite, 'query' | 'exec'>>(handle: T): T {
+  for (const method of ['query', 'exec'] as const) {
+    const original = handle[method].bind(handle) as (text: string, ...rest: unknown[]) => Promise<unknown>;
+    (handle as unknown as Record<string, unknown>)[method] = (text: string, ...rest: unknown[]) => traceQuery('pglite', text, () => original(text, ...rest));
+  }
+  return handle;
 }
 
 /** Runs a raw query and returns its rows, on either engine. */

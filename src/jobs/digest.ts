@@ -1,11 +1,11 @@
 // The weekly digest: once per ISO week, each member with should_receive_weekly_digest
 // gets one email listing their notifications of the week before that are still unread.
-// Every server process checks on a timer; the week is claimed in job_runs (INSERT … ON
+// Every server process checks on a timer (a job of jobs/registry.ts); the week is claimed in job_runs (INSERT … ON
 // CONFLICT DO NOTHING) in the same transaction that queues the emails, so exactly one
 // process sends it, and a process that dies half-way leaves the week to the next check.
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { Periodic } from './periodic.js';
+import type { JobSpec } from './registry.js';
 import { query, type Db } from '../db/client.js';
 import { enqueueMail, provenAddress, type OutgoingMail } from '../mail/outbox.js';
 import { activeMember } from '../core/rules.js';
@@ -109,22 +109,21 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
 }
 
 /**
- * Checks every `checkSeconds` whether the digest of the last complete week is due, in
- * every process; the first check comes soon after start, so a week missed while no
- * process ran is sent.
+ * The job: checks every `checkSeconds` whether the digest of the last complete week is
+ * due, in every process; the first check comes soon after start, so a week missed while
+ * no process ran is sent.
  */
-export function digestScheduler(options: { db: Db; log: FastifyBaseLogger; checkSeconds: number; onQueued: () => void }): Periodic {
-  return new Periodic({
-    name: 'weekly digest check',
+export function digestJob(options: { db: Db; log: FastifyBaseLogger; checkSeconds: number; onQueued: () => void }): JobSpec {
+  return {
+    name: DIGEST_JOB,
     everySeconds: options.checkSeconds,
     firstSeconds: Math.min(options.checkSeconds, 30),
-    task: async () => {
+    run: async () => {
       const result = await runWeeklyDigest(options.db, digestWeek(new Date()));
       if (result.claimed) {
         options.log.info(result, 'weekly digest queued');
         if (result.emails) options.onQueued();
       }
     },
-    log: options.log,
-  });
+  };
 }

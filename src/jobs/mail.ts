@@ -1,12 +1,15 @@
 // The mail worker: delivers the outbox over SMTP (SMTP_URL) or, without it, as .eml
 // files under DATA_DIR/mail/. Any number of processes may run it: a message is claimed
-// with FOR UPDATE SKIP LOCKED and leased, so only one process sends it.
+// with FOR UPDATE SKIP LOCKED and leased, so only one process sends it. Its rounds are a
+// job of the registry (jobs/registry.ts); a database that is away fails the round, which
+// the registry logs and retries.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { query, type Db } from '../db/client.js';
+import type { Job, JobRegistry } from './registry.js';
 
 const BATCH = 20;
 const LEASE_SECONDS = 120;
@@ -28,14 +31,15 @@ export interface MailWorkerOptions {
   log: FastifyBaseLogger;
   /** Base of the retry back-off, in seconds (doubling per attempt, at most 15 minutes). */
   retrySeconds: number;
-  pollMs?: number;
+  /** How often the outbox is looked at when nothing kicks the worker (default 1 s). */
+  pollSeconds?: number;
 }
 
+/** The job's name, in logs, metrics and traces. */
+export const MAIL_JOB = 'mail-delivery';
+
 export class MailWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private job: Job | null = null;
   private readonly transport: Transporter;
   private readonly eml: Transporter;
 
@@ -46,57 +50,41 @@ export class MailWorker {
       : this.eml;
   }
 
-  /** Starts polling the outbox. */
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  /**
+   * Registers the delivery rounds as a job: the outbox is looked at every second (an
+   * untraced check for due mail), and at once after kick(); a round that claimed a full
+   * batch is followed by another at once.
+   */
+  register(jobs: JobRegistry): void {
+    this.job = jobs.register({
+      name: MAIL_JOB,
+      everySeconds: this.options.pollSeconds ?? 1,
+      firstSeconds: 0,
+      due: () => this.due(),
+      run: async () => ({ again: (await this.round()) === BATCH }),
+    });
   }
 
   /** Asks for a delivery round now (after a commit that queued mail). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    this.job?.kick();
   }
 
-  /** Stops polling and waits for the round in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.round().then(() => undefined).finally(() => {
-        this.running = null;
-        const more = this.again;
-        this.again = false;
-        this.schedule(more ? 0 : this.options.pollMs ?? 1000);
-      });
-    }, ms);
-    this.timer.unref();
+  /** Whether a message is waiting to be sent (one index probe). */
+  private async due(): Promise<boolean> {
+    const waiting = await query<{ id: number }>(this.options.db, sql`
+      SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now() LIMIT 1`);
+    return waiting.length > 0;
   }
 
   /** Claims due messages and sends each; returns how many were claimed. */
   async round(): Promise<number> {
-    let claimed: Claimed[];
-    try {
-      claimed = await query<Claimed>(this.options.db, sql`
-        UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS})
-         WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now()
-                       ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING id, to_address, subject, body, attempts`);
-    } catch (err) {
-      this.options.log.warn({ err: { message: (err as Error).message } }, 'mail worker could not read the outbox');
-      return 0;
-    }
+    const claimed = await query<Claimed>(this.options.db, sql`
+      UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS})
+       WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now()
+                     ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+      RETURNING id, to_address, subject, body, attempts`);
     for (const mail of claimed) await this.deliver(mail);
-    if (claimed.length === BATCH) this.again = true;
     return claimed.length;
   }
 

@@ -1,12 +1,12 @@
 // The retention job: what the service keeps only for a while is deleted once that while
-// is over (the times are in the README, "Retention"). Every process runs it on the
-// periodic helper; rows are deleted in batches claimed with FOR UPDATE SKIP LOCKED, so
+// is over (the times are in the README, "Retention"). Every process runs it (a job of
+// jobs/registry.ts); rows are deleted in batches claimed with FOR UPDATE SKIP LOCKED, so
 // several processes at once neither wait for each other nor do the work twice.
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { query, type Db } from '../db/client.js';
 import { KEEP_HOURS } from '../core/idempotency.js';
-import { Periodic } from './periodic.js';
+import type { JobSpec } from './registry.js';
 
 /** Sent mail (it holds reset, invitation and proof links in clear) is kept this long after sending. */
 export const SENT_MAIL_HOURS = 24;
@@ -49,15 +49,14 @@ export async function purgeExpired(db: Db, tokenIdleMinutes: number): Promise<Re
 }
 
 /** The job: purgeExpired every `everySeconds` (RETENTION_CHECK_SECONDS), first a minute after start-up (or sooner). */
-export function retentionJob(options: { db: Db; log: FastifyBaseLogger; everySeconds: number; tokenIdleMinutes: number }): Periodic {
-  return new Periodic({
+export function retentionJob(options: { db: Db; log: FastifyBaseLogger; everySeconds: number; tokenIdleMinutes: number }): JobSpec {
+  return {
     name: 'retention',
     everySeconds: options.everySeconds,
     firstSeconds: Math.min(60, options.everySeconds),
-    task: async () => {
+    run: async () => {
       const deleted = await purgeExpired(options.db, options.tokenIdleMinutes);
       if (Object.values(deleted).some((n) => n > 0)) options.log.info({ deleted }, 'retention: expired rows deleted');
     },
-    log: options.log,
-  });
+  };
 }

@@ -6,19 +6,17 @@
 // skipped when another process is at it. The row counters (record_row_counts, a few
 // stripes per table and project, updated by every row insert) are the same kind of row.
 import { sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
-import { Periodic } from './periodic.js';
+import type { JobSpec } from './registry.js';
 
 export const CREDITS_VACUUM_SECONDS = 10;
 
-export function creditsVacuum(db: Db, log: FastifyBaseLogger): Periodic {
-  return new Periodic({
-    name: 'vacuum of credit_shards and record_row_counts',
+export function creditsVacuum(db: Db): JobSpec {
+  return {
+    name: 'vacuum',
     everySeconds: CREDITS_VACUUM_SECONDS,
-    task: async () => {
+    run: async () => {
       await db.execute(sql`VACUUM (SKIP_LOCKED) credit_shards, record_row_counts`);
     },
-    log,
-  });
+  };
 }

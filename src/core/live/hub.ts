@@ -9,7 +9,7 @@ import type { Database } from '../../db/client.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { OrgRole, ProjectRole } from '../access.js';
 import { errors } from '../errors.js';
-import { Periodic } from '../../jobs/periodic.js';
+import type { JobSpec } from '../../jobs/registry.js';
 import { openEventStream, type EventStream } from './event-stream.js';
 import { Fanout } from './fanout.js';
 import { LiveListener, type ChannelHandlers } from './listener.js';
@@ -144,6 +144,11 @@ export class LiveHub {
     return entry.stream;
   }
 
+  /** How many streams are open in this process. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
   /** Closes every open stream without a word (the server stops). */
   closeAll(): void {
     for (const entry of [...this.streams]) entry.stream.close();
@@ -255,8 +260,8 @@ export class LiveHub {
 
 /**
  * The re-check of open streams, every STREAM_CHECK_SECONDS in every process that serves
- * streams: the loop to start when the app is ready and stop before it closes.
+ * streams: a job of the registry (jobs/registry.ts), due while a stream is open.
  */
-export function liveStreamCheck(hub: LiveHub, log: FastifyBaseLogger): Periodic {
-  return new Periodic({ name: 'live stream check', everySeconds: STREAM_CHECK_SECONDS, task: () => hub.recheck(), log });
+export function liveStreamCheck(hub: LiveHub): JobSpec {
+  return { name: 'live-stream-check', everySeconds: STREAM_CHECK_SECONDS, due: () => hub.openStreams > 0, run: () => hub.recheck() };
 }
