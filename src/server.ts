@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import { loadConfig, settingTypos, ConfigError, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { buildApp } from './app.js';
-import { serveClusterMetrics } from './core/metrics.js';
+import { WORKER_SLOT_VARIABLE, serveClusterMetrics } from './core/metrics.js';
 import { serveClusterStreamSlots } from './core/live/slots.js';
 import { describeService } from './core/startup.js';
 import { startTracing } from './core/tracing.js';
@@ -44,7 +44,7 @@ async function primary(config: Config, log: Logger): Promise<void> {
   // PGlite is in-process: one process only.
   const workers = config.databaseUrl ? config.workers : 1;
   if (workers <= 1) return serve(config);
-  serveClusterMetrics();
+  const clusterMetrics = serveClusterMetrics();
   serveClusterStreamSlots();
   // The start-up line, once: when the first worker listens (they share the port).
   cluster.once('listening', () => log.info(describeService(config, workers), STARTED));
@@ -60,15 +60,21 @@ async function primary(config: Config, log: Logger): Promise<void> {
   if (config.heapLimitMb > 0) {
     cluster.setupPrimary({ execArgv: [...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')), `--max-old-space-size=${config.heapLimitMb}`] });
   }
-  for (let i = 0; i < workers; i += 1) cluster.fork();
+  // Each worker has a slot (1 to WORKERS, its metrics' `worker` label); one started again takes the slot of the one it replaces.
+  const slots = new Map<number, number>();
+  const fork = (slot: number) => slots.set(cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot) }).id, slot);
+  for (let slot = 1; slot <= workers; slot += 1) fork(slot);
   cluster.on('exit', (worker, code, signal) => {
+    const slot = slots.get(worker.id)!;
+    slots.delete(worker.id);
     if (stopping) {
       if (code !== 0) drained = false;
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(drained ? 0 : 1);
       return;
     }
-    log.error({ worker_pid: worker.process.pid, code, signal }, 'worker exited; starting another');
-    cluster.fork();
+    log.error({ worker_pid: worker.process.pid, worker: slot, code, signal }, 'worker exited; starting another');
+    clusterMetrics.workerRestarted(slot);
+    fork(slot);
   });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

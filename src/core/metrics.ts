@@ -1,8 +1,14 @@
 // GET /metrics: the service's Prometheus metrics (prom-client), for operators only.
 // Off unless METRICS_TOKEN is set; then answered only to `Authorization: Bearer <token>`.
 // In a cluster, the worker that takes the scrape asks the primary, which gathers every
-// worker's registry (prom-client's AggregatorRegistry): one scrape shows the service.
-import cluster from 'node:cluster';
+// worker's registry (merged by prom-client's AggregatorRegistry.aggregate): one scrape
+// shows the service. Workers still starting, or gone, are left out of that scrape.
+// There, what describes a process (prom-client's default metrics: memory, CPU, heap, event
+// loop, start time) carries the label `worker` (its slot, 1 to WORKERS, kept by the worker
+// started in its place), and the primary adds records_worker_restarts_total{worker}; what
+// counts the service's work (requests, cell writes, streams, jobs, the pool) is summed over
+// the workers, as one process would count it (docs/decisions.md).
+import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import client from 'prom-client';
@@ -14,6 +20,10 @@ import type { JobMetrics } from '../jobs/registry.js';
 
 const ASK = 'records:metrics:ask';
 const ANSWER = 'records:metrics:answer';
+const COLLECT = 'records:metrics:collect';
+const COLLECTED = 'records:metrics:collected';
+/** How long the primary waits for a worker's registry before answering without it. */
+const COLLECT_TIMEOUT_MS = 3000;
 
 /** The counters other modules feed; a no-op until installMetrics has run. */
 export interface ServiceMetrics extends JobMetrics {
@@ -24,10 +34,24 @@ export interface ServiceMetrics extends JobMetrics {
   streamClosed(): void;
 }
 
+/** A cluster worker's slot (1 to WORKERS; server.ts forks each with its slot), null outside a cluster. */
+export const WORKER_SLOT_VARIABLE = 'RECORDS_WORKER_SLOT';
+function workerSlot(): string | null {
+  if (!cluster.isWorker) return null;
+  return process.env[WORKER_SLOT_VARIABLE] || String(cluster.worker?.id ?? process.pid);
+}
+
 /** The metrics of this process: one registry, made once (a process runs one app). */
 function createInstruments(database: Database) {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, prefix: 'records_', eventLoopMonitoringPrecision: 20 });
+  const worker = workerSlot();
+  client.collectDefaultMetrics({ register: registry, prefix: 'records_', eventLoopMonitoringPrecision: 20, labels: worker ? { worker } : {} });
+  if (worker) {
+    // Each worker's series are its own (the label tells them apart): none is merged away, the start time included.
+    for (const metric of registry.getMetricsAsArray()) (metric as unknown as { aggregator: string }).aggregator = 'sum';
+    // The event loop's lag is measured after a scrape, for the next: with a label it has no sample before that.
+    (registry.getSingleMetric('records_nodejs_eventloop_lag_seconds') as client.Gauge | undefined)?.set({ worker }, 0);
+  }
 
   const requests = new client.Counter({
     name: 'records_http_requests_total',
@@ -169,19 +193,60 @@ function clusterMetrics(): Promise<{ text: string; contentType: string }> {
   });
 }
 
+/** What the primary of a cluster counts itself: the workers it started again. */
+export interface ClusterMetrics {
+  workerRestarted(slot: number): void;
+}
+
 /**
- * In the primary of a cluster: answers the workers' requests for the merged metrics.
- * Call once, before forking.
+ * In the primary of a cluster: answers the workers' requests for the merged metrics,
+ * with the primary's own counters after the workers'. Call once, before forking.
  */
-export function serveClusterMetrics(): void {
-  const aggregator = new client.AggregatorRegistry();
+export function serveClusterMetrics(): ClusterMetrics {
+  const own = new client.Registry();
+  const restarts = new client.Counter({
+    name: 'records_worker_restarts_total',
+    help: 'Worker processes the primary started again after one exited (a crash, a kill), by worker slot.',
+    labelNames: ['worker'],
+    registers: [own],
+  });
+  // Only workers that listen have built their app, and so their registry.
+  const ready = new Set<ClusterWorker>();
+  cluster.on('listening', (worker) => ready.add(worker));
+  cluster.on('exit', (worker) => ready.delete(worker));
+  let asked = 0;
+  const collect = (worker: ClusterWorker) => new Promise<client.MetricObjectWithValues<client.MetricValue<string>>[] | null>((resolve) => {
+    const id = `collect-${(asked += 1)}`;
+    const done = (metrics: client.MetricObjectWithValues<client.MetricValue<string>>[] | null) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+      resolve(metrics);
+    };
+    const onMessage = (message: { type?: string; id?: string; metrics?: client.MetricObjectWithValues<client.MetricValue<string>>[] }) => {
+      if (message?.type === COLLECTED && message.id === id) done(message.metrics ?? null);
+    };
+    const onExit = () => done(null);
+    const timer = setTimeout(() => done(null), COLLECT_TIMEOUT_MS);
+    worker.on('message', onMessage);
+    worker.once('exit', onExit);
+    worker.send({ type: COLLECT, id });
+  });
   cluster.on('message', (worker, message: { type?: string; id?: string }) => {
     if (message?.type !== ASK) return;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: ANSWER, id: message.id, text, contentType: aggregator.contentType }),
+    Promise.all([...ready].map(collect)).then(async (gathered) => {
+      const merged = client.AggregatorRegistry.aggregate(gathered.filter((m) => m !== null));
+      return `${(await merged.metrics()).trimEnd()}\n\n${await own.metrics()}`;
+    }).then(
+      (text) => worker.send({ type: ANSWER, id: message.id, text, contentType: own.contentType }),
       (err: Error) => worker.send({ type: ANSWER, id: message.id, error: err.message }),
     );
   });
+  return {
+    workerRestarted(slot) {
+      restarts.inc({ worker: String(slot) });
+    },
+  };
 }
 
 /**
@@ -190,11 +255,15 @@ export function serveClusterMetrics(): void {
  */
 export function installMetrics(app: FastifyInstance, database: Database, token: string | null): ServiceMetrics {
   const m = createInstruments(database);
-  // The primary gathers workers' metrics from prom-client's global registry.
-  // (prom-client answers the primary only once an AggregatorRegistry exists in the worker.)
+  // In a cluster the primary collects this registry when a scrape asks (serveClusterMetrics).
   if (cluster.isWorker) {
-    new client.AggregatorRegistry();
-    client.AggregatorRegistry.setRegistries([m.registry]);
+    process.on('message', (message: { type?: string; id?: string }) => {
+      if (message?.type !== COLLECT) return;
+      void m.registry.getMetricsAsJSON().catch(() => null).then((metrics) => {
+        // The primary may be gone meanwhile: then nobody waits for the answer.
+        if (process.connected) process.send!({ type: COLLECTED, id: message.id, metrics }, undefined, undefined, () => {});
+      });
+    });
   }
 
   app.addHook('onResponse', async (request, reply) => {

@@ -129,7 +129,9 @@ describe('GET /metrics', () => {
       'records_db_pool_wait_seconds_count',
       'records_process_resident_memory_bytes',
     ]) {
-      assert.ok(res.body.split('\n').some((line) => line.startsWith(`${series} `)), `no ${series} in:\n${res.body.slice(0, 3000)}`);
+      // In a cluster (PostgreSQL: two workers) a process's own metrics are per worker (cluster.test.ts).
+      const perWorker = DB_KIND === 'postgres' && /^records_(process|nodejs)_/.test(series) ? `${series}{worker="1"}` : series;
+      assert.ok(res.body.split('\n').some((line) => line.startsWith(`${perWorker} `)), `no ${perWorker} in:\n${res.body.slice(0, 3000)}`);
     }
     if (DB_KIND === 'postgres') {
       for (const state of ['total', 'idle', 'waiting']) assert.match(res.body, new RegExp(`^records_db_pool_connections\\{state="${state}"\\} \\d+$`, 'm'));
