@@ -153,8 +153,9 @@ function parseFlags(args: string[], allowed: string[]): Flags {
 function promptHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin;
-    process.stderr.write(question);
+    // Echo off before the prompt shows: a password typed as soon as it shows is never echoed.
     stdin.setRawMode(true);
+    process.stderr.write(question);
     stdin.resume();
     stdin.setEncoding('utf8');
     let typed = '';
