@@ -13,6 +13,8 @@ import { digestJob } from './jobs/digest.js';
 import { JobRegistry } from './jobs/registry.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
+import { filesGcJob } from './jobs/files-gc.js';
+import { createFileStorage } from './storage/index.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
 import { installServerTiming } from './core/query-count.js';
@@ -44,6 +46,7 @@ import { registerExecutions } from './modules/executions/routes.js';
 import { registerNotifications } from './modules/notifications/routes.js';
 import { registerSession } from './modules/accounts/session.js';
 import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
+import { registerFiles } from './modules/files/routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -172,8 +175,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   });
   app.addHook('onClose', () => live.stop());
   if (options.workers !== false) mail.register(jobs);
+  // Files' storage: checked at start-up (the folder written to, the bucket answering).
+  const files = createFileStorage(config.files);
+  app.addHook('onReady', () => files.store.open());
+  app.addHook('onClose', () => files.store.close());
   const ctx: AppContext = {
-    config, database, mail, metrics, live, jobs,
+    config, database, mail, metrics, live, jobs, files,
     get db() { return ambientTransaction() ?? database.db; },
   };
 
@@ -210,7 +217,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!request.url.startsWith('/docs')) {
-      reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      // A file's download carries its own, stricter policy (modules/files/download.ts).
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
       // The web app's files carry their own Cache-Control (modules/web/routes.ts).
       if (!request.routeOptions.config?.web && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     }
@@ -235,12 +243,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
+  const resumable = registerFiles(app, ctx);
   await registerWeb(app, ctx);
 
   if (options.workers !== false) {
     jobs.register(digestJob({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() }));
     jobs.register(creditsVacuum(database.db));
     jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes }));
+    jobs.register(filesGcJob({ db: database.db, files, log: app.log, expireResumable: () => resumable.cleanUpExpired() }));
   }
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

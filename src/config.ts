@@ -2,6 +2,29 @@ import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
+import type { S3Settings } from './storage/s3.js';
+import type { ClamdSettings } from './storage/clamd.js';
+
+/** Files (issue 25): where their bytes are kept, their limits, the optional scan (README, "Files"). */
+export interface FilesConfig {
+  /** FILE_STORAGE: a folder (the embedded default) or S3-compatible object storage. */
+  storage: 'folder' | 's3';
+  /** FILES_DIR (default DATA_DIR/files): the folder store's objects, and every process's resumable uploads in progress. */
+  dir: string;
+  s3: S3Settings | null;
+  /** FILE_MAX_BYTES: the largest file (413 past it). */
+  maxBytes: number;
+  /** FILES_QUOTA_BYTES: what one organization's files may hold in all (413 past it). */
+  quotaBytes: number;
+  /** CLAMD_SOCKET or CLAMD_HOST: scan every file with this ClamAV daemon before it becomes readable (null: no scan). */
+  clamd: ClamdSettings | null;
+  /** FILES_RESUMABLE_HOURS: how long an unfinished resumable upload is kept for its client to resume. */
+  resumableHours: number;
+  /** FILES_GC_SECONDS: how often each process looks for stored objects no file refers to any more. */
+  gcEverySeconds: number;
+  /** FILES_GC_GRACE_SECONDS: how long an unreferenced object is kept before it is deleted. */
+  gcGraceSeconds: number;
+}
 
 /** The service's configuration, read once from the environment and validated at boot. */
 export interface Config {
@@ -58,6 +81,7 @@ export interface Config {
   organizationsPerUser: number;
   /** The most live streams (server-sent events) one credential may hold open in one server process (then 429). */
   liveStreamsPerCredential: number;
+  files: FilesConfig;
 }
 
 export class ConfigError extends Error {
@@ -167,6 +191,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     accountMailPerClientPerHour: int('ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 300, 1, 10000000),
     organizationsPerUser: int('ORGANIZATIONS_PER_USER', 10, 1, 100000),
     liveStreamsPerCredential: int('LIVE_STREAMS_PER_CREDENTIAL', 16, 1, 100000),
+    files: filesConfig(env, path.resolve(env.DATA_DIR || './data'), { int, bool, url, problems }),
   };
   if (config.metricsToken !== null && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters (it guards the metrics; make it random)');
@@ -182,6 +207,55 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
   if (config.answerMaxBytes < config.rowMaxBytes) problems.push('ANSWER_MAX_BYTES must be at least ROW_MAX_BYTES (an answer holds at least one row)');
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+const GIB = 1024 ** 3;
+
+/** The files' settings (README, "Files"). */
+function filesConfig(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  read: {
+    int: (name: string, fallback: number, min: number, max: number) => number;
+    bool: (name: string, fallback: boolean) => boolean;
+    url: (name: string, protocols: string[]) => string | null;
+    problems: string[];
+  },
+): FilesConfig {
+  const { int, bool, url, problems } = read;
+  const storage = (env.FILE_STORAGE || 'folder') as FilesConfig['storage'];
+  if (!['folder', 's3'].includes(storage)) problems.push(`FILE_STORAGE must be folder or s3, got "${storage}"`);
+  const s3: S3Settings = {
+    bucket: env.S3_BUCKET ?? '',
+    endpoint: url('S3_ENDPOINT', ['http:', 'https:']),
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID || null,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || null,
+    forcePathStyle: bool('S3_FORCE_PATH_STYLE', false),
+    prefix: env.S3_PREFIX ?? '',
+  };
+  if (storage === 's3') {
+    if (!s3.bucket) problems.push('FILE_STORAGE=s3 needs S3_BUCKET');
+    if (!s3.accessKeyId !== !s3.secretAccessKey) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
+  if (s3.prefix && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/$/.test(s3.prefix)) problems.push(`S3_PREFIX must be folder names ending with "/" (like records/), got "${s3.prefix}"`);
+  const socket = env.CLAMD_SOCKET || null;
+  const host = env.CLAMD_HOST || null;
+  if (socket && host) problems.push('set CLAMD_SOCKET or CLAMD_HOST, not both');
+  const port = int('CLAMD_PORT', 3310, 1, 65535);
+  const timeoutMs = int('CLAMD_TIMEOUT_SECONDS', 120, 1, 3600) * 1000;
+  const clamd = socket || host ? { socket, host, port, timeoutMs } : null;
+  return {
+    storage,
+    dir: path.resolve(env.FILES_DIR || path.join(dataDir, 'files')),
+    s3: storage === 's3' ? s3 : null,
+    maxBytes: int('FILE_MAX_BYTES', 5 * GIB, 1, 5 * 1024 * GIB),
+    quotaBytes: int('FILES_QUOTA_BYTES', 100 * GIB, 0, 1024 ** 5),
+    clamd,
+    resumableHours: int('FILES_RESUMABLE_HOURS', 24, 1, 24 * 365),
+    gcEverySeconds: int('FILES_GC_SECONDS', 3600, 1, 7 * 24 * 3600),
+    gcGraceSeconds: int('FILES_GC_GRACE_SECONDS', 24 * 3600, 0, 365 * 24 * 3600),
+  };
 }
 
 /** The edit distance between two names (insertions, deletions, substitutions, swaps of neighbours). */

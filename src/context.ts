@@ -4,6 +4,7 @@ import type { MailWorker } from './jobs/mail.js';
 import type { JobRegistry } from './jobs/registry.js';
 import type { ServiceMetrics } from './core/metrics.js';
 import type { LiveHub } from './core/live/hub.js';
+import type { FileStorage } from './storage/index.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
@@ -18,4 +19,6 @@ export interface AppContext {
   metrics: ServiceMetrics;
   /** The live machinery: the one LISTEN, the open streams, their bound and re-check (core/live/hub.ts). */
   live: LiveHub;
+  /** Files' storage (the folder or S3 store), the optional virus scanner and the files' limits (src/storage/). */
+  files: FileStorage;
 }

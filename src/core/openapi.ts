@@ -32,6 +32,8 @@ declare module 'fastify' {
     operationId?: string;
     /** The 200 answer as the document gives it, when the route sends more than its serialization schema says. */
     docResponse?: unknown;
+    /** A body the route reads as a stream (not validated by Fastify): its media type and schema, for the document only. */
+    docBody?: { mediaType: string; schema: unknown };
   }
 }
 
@@ -477,8 +479,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transform: ({ schema, url, route }) => {
       const out: Json = { ...(schema as Json) };
-      const config = (route as { config?: { levels?: string[]; operationId?: string; docResponse?: unknown } }).config;
+      const config = (route as { config?: { levels?: string[]; operationId?: string; docResponse?: unknown; docBody?: { mediaType: string; schema: unknown } } }).config;
       if (config?.operationId) out.operationId = config.operationId;
+      if (config?.docBody) {
+        out.body = config.docBody.schema;
+        out.consumes = [config.docBody.mediaType];
+      }
       if (config?.docResponse) out.response = { ...(out.response as Json), 200: config.docResponse };
       const params = out.params as Json | undefined;
       if (config?.levels && params?.properties?.level) {

@@ -81,6 +81,15 @@ export const permissions = {
     read: readsProject,
     continue: isAdmin,
   },
+  /**
+   * Files (issue 25): every active member of the organization uploads and reads its files
+   * (part b narrows reading to the rows that hold them); the uploader or an Admin deletes one.
+   */
+  file: {
+    upload: isActive,
+    read: isActive,
+    delete: (m: Membership | null | undefined, uploadedBy: string) => isAdmin(m) || (isActive(m) && m!.personnelSid === uploadedBy),
+  },
   /** The credit ledger: Admins. */
   credits: {
     read: isAdmin,

@@ -78,7 +78,13 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
     summary: string;
     description?: string;
     query?: PQ;
-    body: B;
+    /** The JSON body; absent with `upload`. */
+    body?: B;
+    /**
+     * A streamed body instead of JSON (files' multipart upload): not parsed nor validated
+     * here, `create` reads request.raw itself; `schema` is what the OpenAPI document shows.
+     */
+    upload?: { mediaType: string; schema: TSchema };
     allowed: (scope: S) => boolean;
     /** The response schema for a shape (default: the shape itself). */
     response?: (shape: TSchema) => TSchema;
@@ -139,7 +145,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
   const resolverOf = (level: string) => (Object.hasOwn(def.levels, level) ? def.levels[level] : undefined);
   const model = modelTitle(def.path);
   for (const serializer of SERIALIZERS) titled(def.shapes[serializer], `${model}${serializer.charAt(0).toUpperCase()}${serializer.slice(1)}`);
-  if (def.post) titled(def.post.body, `${model}Create`);
+  if (def.post?.body) titled(def.post.body, `${model}Create`);
 
   // Resolve the level and the caller's standing before the body is validated, so an
   // outsider gets 403, never a lesson in our schemas.
@@ -199,7 +205,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
       app.route({
         method: 'POST',
         url,
-        config: { levels },
+        config: { levels, ...(post.upload ? { docBody: post.upload } : {}) },
         preValidation: async (request) => {
           await resolveScope(request);
           if (!post.allowed(request.scope as S)) throw errors.forbidden();
@@ -210,7 +216,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           description: `${post.description ?? ''}\n\nLevels: ${levels.join(', ')}.`.trim(),
           params: listParams,
           querystring: Type.Object(post.query ?? {}),
-          body: post.body,
+          ...(post.body ? { body: post.body } : {}),
           response: { 201: post.response ? post.response(answeredShape) : answeredShape, ...ErrorResponses },
           ...(post.etag ? { 'x-etag': true } : {}),
         },

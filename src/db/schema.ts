@@ -453,3 +453,44 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   uniqueIndex('idempotency_keys_user_key').on(t.userSid, t.key),
   index('idempotency_keys_created_idx').on(t.dateCreated),
 ]);
+
+/**
+ * A file's descriptor (issue 25): who uploaded which bytes under which name. The bytes are
+ * the stored object `sha256` (src/storage/), kept once however many descriptors name it.
+ */
+export const files = pgTable('files', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  sha256: text('sha256').notNull(),
+  size: bigint('size', { mode: 'number' }).notNull(),
+  /** Sniffed from the bytes, never the client's word. */
+  mediaType: text('media_type').notNull(),
+  /** The name as typed (docs/decisions.md, Files: names). */
+  name: text('name').notNull(),
+  uploadedBy: text('uploaded_by').notNull().references(() => personnel.sid),
+  dateCreated: created(),
+}, (t) => [
+  index('files_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  // Whether a stored object is still referred to (the GC) is a look-up by hash.
+  index('files_sha256_idx').on(t.sha256),
+  index('files_uploaded_by_idx').on(t.uploadedBy),
+  check('files_size_check', sql`${t.size} >= 0`),
+]);
+
+/**
+ * The stored objects the database knows of: an upload writes its row (locking it) before it
+ * puts the object in place, and the GC deletes an object only under the same row lock, so
+ * the two never cross (docs/decisions.md, Files: the GC).
+ */
+export const fileObjects = pgTable('file_objects', {
+  sha256: text('sha256').primaryKey(),
+  size: bigint('size', { mode: 'number' }).notNull(),
+  /** The last time an upload put (or found) this object in storage. */
+  dateStored: timestamp('date_stored', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+}, (t) => [index('file_objects_date_stored_idx').on(t.dateStored)]);
+
+/** The bytes of an organization's file descriptors, against FILES_QUOTA_BYTES (counted in the upload's transaction). */
+export const fileUsage = pgTable('file_usage', {
+  organizationSid: text('organization_sid').primaryKey().references(() => organizations.sid, { onDelete: 'cascade' }),
+  bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+}, (t) => [check('file_usage_bytes_check', sql`${t.bytes} >= 0`)]);

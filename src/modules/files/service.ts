@@ -1,0 +1,115 @@
+// Files' decisions: who may upload, read and delete; an upload from its stream to a
+// descriptor (ingest.ts receives the bytes, commitFile makes them a file in one
+// transaction); the descriptor in its shapes.
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../../context.js';
+import type { Actor } from '../../core/auth.js';
+import type { Serializer } from '../../core/resource.js';
+import { ApiError, errors } from '../../core/errors.js';
+import { newSid } from '../../core/ids.js';
+import { loadOrganizationRecord, type Membership } from '../../core/access.js';
+import { permissions } from '../../core/permissions.js';
+import { Infected, ScannerUnavailable } from '../../storage/clamd.js';
+import { receive, OverLimit, type Received } from './ingest.js';
+import { nameProblem } from './names.js';
+import { sniffMediaType } from './sniff.js';
+import { addUsage, deleteFileRow, findFile, holdObject, insertFile, subtractUsage, usedBytes, type FileRow } from './repository.js';
+
+/** A descriptor in a shape, for a caller with `membership`. */
+export function serializeFile(row: FileRow, serializer: Serializer, membership: Membership) {
+  if (serializer === 'name') return { sid: row.sid, name: row.name };
+  const change_permission = permissions.file.delete(membership, row.uploaded_by_sid);
+  const common = { sid: row.sid, name: row.name, size: Number(row.size), media_type: row.media_type, sha256: row.sha256 };
+  if (serializer === 'list') return { ...common, date_created: row.date_created, change_permission };
+  return { ...common, uploaded_by: { sid: row.uploaded_by_sid, name: row.uploaded_by_name }, date_created: row.date_created, change_permission };
+}
+
+const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`);
+
+/** The API's answer to an upload refused for what it is (never a 500). */
+export function uploadRefusal(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof OverLimit) {
+    return new ApiError(413, {
+      detail: err.which === 'file'
+        ? `The file is larger than the limit of ${mib(err.limit)} (${err.limit} bytes, FILE_MAX_BYTES); nothing was stored.`
+        : `The organization's files would go past its storage quota (FILES_QUOTA_BYTES; ${mib(Math.max(err.limit, 0))} left); nothing was stored.`,
+    });
+  }
+  if (err instanceof Infected) {
+    return new ApiError(422, { detail: `The file is infected (${err.signature}) and was refused; nothing was stored.` });
+  }
+  if (err instanceof ScannerUnavailable) {
+    return new ApiError(503, { detail: 'The virus scanner is unavailable, so no file can be accepted now; try again shortly.' }, { 'retry-after': '30' });
+  }
+  return null;
+}
+
+/** Refuses a name that breaks the rules (names.ts): 400 naming the field. */
+export function checkName(name: string, field = 'file'): void {
+  const problem = nameProblem(name);
+  if (problem) throw errors.field(field, problem);
+}
+
+/** Limits for an upload of an organization: the size limit, and what its quota still allows. */
+export async function uploadLimits(ctx: AppContext, organizationSid: string, declaredBytes?: number) {
+  const { maxBytes, quotaBytes } = ctx.files.config;
+  const roomBytes = quotaBytes - await usedBytes(ctx.db, organizationSid);
+  if (declaredBytes !== undefined && declaredBytes > maxBytes) throw new OverLimit('file', maxBytes);
+  if (declaredBytes !== undefined && declaredBytes > roomBytes) throw new OverLimit('quota', roomBytes);
+  return { maxBytes, roomBytes };
+}
+
+/**
+ * Makes received bytes a file of the organization, in one transaction: the bytes counted
+ * against the quota (refused past it), the stored object's row locked, the object put in
+ * place under that lock (kept once), the descriptor written. The object's row is first
+ * written on its own, so that an object put by a transaction that then fails is known
+ * to the GC (gc.ts).
+ */
+export async function commitFile(ctx: AppContext, membership: Membership, name: string, received: Received): Promise<FileRow> {
+  const { sha256, size, writer } = received;
+  try {
+    const mediaType = await sniffMediaType(received.head);
+    await holdObject(ctx.database.db, sha256, size);
+    const sid = newSid();
+    await ctx.database.db.transaction(async (tx) => {
+      if (!(await addUsage(tx, membership.organizationSid, size, ctx.files.config.quotaBytes))) {
+        throw new OverLimit('quota', ctx.files.config.quotaBytes - await usedBytes(tx, membership.organizationSid));
+      }
+      await holdObject(tx, sha256, size);
+      await writer.commit(sha256, size);
+      await insertFile(tx, { sid, organizationSid: membership.organizationSid, sha256, size, mediaType, name, uploadedBy: membership.personnelSid });
+    });
+    return (await findFile(ctx.db, sid))!;
+  } finally {
+    await writer.abort().catch(() => {});
+  }
+}
+
+/** An upload's bytes from `source` into a new file (the caller has checked the role and the name). */
+export async function uploadFile(ctx: AppContext, membership: Membership, name: string, source: Readable, declaredBytes?: number): Promise<FileRow> {
+  const limits = await uploadLimits(ctx, membership.organizationSid, declaredBytes);
+  const received = await receive(source, ctx.files.store, ctx.files.clamd, limits);
+  return commitFile(ctx, membership, name, received);
+}
+
+/** A descriptor the caller may read: 404 outside their organizations, 403 for a former member. */
+export async function loadFile(ctx: AppContext, actor: Actor, sid: string): Promise<{ row: FileRow; membership: Membership }> {
+  const { row, membership } = await loadOrganizationRecord(ctx.db, actor, sid, (s) => findFile(ctx.db, s));
+  if (!permissions.file.read(membership)) throw errors.forbidden();
+  return { row, membership };
+}
+
+/**
+ * Deletes a descriptor (its uploader or an Admin) and gives its bytes back to the quota;
+ * the stored object goes with the GC once no descriptor names it.
+ */
+export async function deleteFile(ctx: AppContext, actor: Actor, sid: string): Promise<void> {
+  const { row, membership } = await loadFile(ctx, actor, sid);
+  if (!permissions.file.delete(membership, row.uploaded_by_sid)) throw errors.forbidden();
+  await ctx.db.transaction(async (tx) => {
+    const gone = await deleteFileRow(tx, row.organization_sid, sid);
+    if (gone) await subtractUsage(tx, row.organization_sid, Number(gone.size));
+  });
+}
