@@ -64,5 +64,7 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, sto
   });
   reply.type(file.media_type === 'text/plain' ? 'text/plain; charset=utf-8' : file.media_type);
   if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+  // A HEAD answer keeps the Content-Length of the GET (Fastify sets none for an empty HEAD payload).
+  if (request.method === 'HEAD') return reply.send();
   return reply.send(body ?? '');
 }

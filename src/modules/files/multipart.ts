@@ -126,6 +126,8 @@ export async function readMultipart<T>(
     }
     busboy.on('file', (field, stream, filename) => {
       fileStream = stream;
+      // Its failure reaches the caller through onFile's promise (or fail): not as an unheard 'error'.
+      stream.on('error', () => {});
       handled = onFile({ field, filename: filename ?? '', stream });
       handled.catch(fail);
     });

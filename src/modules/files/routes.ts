@@ -88,14 +88,24 @@ function registerFileRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   const download = '/files/file/download/:sid/';
+  const sendBytes = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { sid } = request.params as { sid: string };
+    const { row } = await loadFile(ctx, actorOf(request), sid);
+    return sendFile(request, reply, ctx.files.store, row, queryBool((request.query as { attachment?: string }).attachment));
+  };
+  // HEAD of its own (before the GET): Fastify's generated one would answer Content-Length: 0.
+  app.route({
+    method: 'HEAD', url: download, handler: sendBytes,
+    schema: { hide: true, params: Type.Object({ sid: Type.String() }), querystring: Type.Object(DownloadQuery) },
+  });
   app.get(download, {
     config: { operationId: 'downloadFile' },
     schema: {
       tags: ['files'],
       summary: "A file's bytes (Admin, Member)",
       description: 'Streamed with Content-Length, the SHA-256 as ETag (If-None-Match: 304), one Range (206; 416 past the end), '
-        + 'a Content-Disposition safe for any name, the sniffed media type. Images, PDF, plain text, audio and video are inline '
-        + '(unless `attachment`); HTML, SVG, XML, scripts and anything else are attachments, and every answer is sandboxed '
+        + 'a Content-Disposition safe for any name, the sniffed media type. Images, PDF, audio and video are inline '
+        + '(unless `attachment`); HTML, SVG, XML, plain text (scripts among it) and anything else are attachments, and every answer is sandboxed '
         + '(Content-Security-Policy: sandbox).',
       params: Type.Object({ sid: Type.String({ description: 'the sid of the file' }) }),
       querystring: Type.Object(DownloadQuery),
@@ -107,11 +117,7 @@ function registerFileRoutes(app: FastifyInstance, ctx: AppContext) {
         ...ErrorResponses,
       },
     },
-  }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const { sid } = request.params as { sid: string };
-    const { row } = await loadFile(ctx, actorOf(request), sid);
-    return sendFile(request, reply, ctx.files.store, row, queryBool((request.query as { attachment?: string }).attachment));
-  });
+  }, sendBytes);
   refuseOtherMethods(app, download, ['GET']);
 }
 

@@ -35,17 +35,19 @@ function textType(head: Buffer): string {
 export async function sniffMediaType(head: Buffer): Promise<string> {
   if (head.length === 0) return 'application/octet-stream';
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
-  return found?.mime ?? textType(head);
+  // file-type names any XML application/xml: SVG among it is told apart here.
+  if (!found || found.mime === 'application/xml' || found.mime === 'text/xml') return textType(head);
+  return found.mime;
 }
 
 /**
  * Types a browser shows without running anything of the file's: only these are served
- * inline (images, PDF, plain text, audio, video); everything else — HTML, SVG, XML,
+ * inline (images, PDF, audio, video); everything else — HTML, SVG, XML, plain text (a script is text),
  * scripts, unknown bytes — is an attachment (download.ts).
  */
 const INLINE = new Set([
   'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/apng',
-  'application/pdf', 'text/plain',
+  'application/pdf',
   'audio/mpeg', 'audio/ogg', 'audio/wav', 'audio/x-wav', 'audio/flac', 'audio/x-flac', 'audio/webm', 'audio/aac', 'audio/mp4',
   'video/mp4', 'video/webm', 'video/ogg', 'video/quicktime',
 ]);
