@@ -14,6 +14,7 @@ import { assertPage, MESSAGES } from '../helpers/assertions.ts';
 import { addMember, login, newUser, postPersonnel, unique, uniqueEmail, type Serializer, type TestMember, type TestUser } from '../helpers/factories.ts';
 import { createCell, createRow, foreignRecords, newWorkspace, recordPaths, ROLES, type ForeignRecords, type Role, type Workspace } from '../helpers/records.ts';
 import { notificationPaths, openStream, sendNotification, type Stream } from '../helpers/notifications.ts';
+import { filePaths, multipart, tus, tusMetadata } from '../helpers/files.ts';
 
 // ------------------------------------------------------------------ the table --
 
@@ -55,6 +56,8 @@ interface Fixtures {
   membership: any;
   /** The org Admin's API key. */
   apiKey: any;
+  /** A file of A, uploaded by its Admin. */
+  file: any;
   /** Whose credentials POST /accounts/auth/ sends: a user of no organization. */
   loginUser: TestUser;
 }
@@ -96,14 +99,14 @@ const L = {
   project: list('projects', 'project'), member: list('projects', 'member'), table: list('tables', 'table'), widget: list('widgets', 'widget'),
   column: list('tables', 'column'), row: list('tables', 'row'), cell: list('tables', 'cell'), version: list('tables', 'version'),
   credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
-  execution: list('tables', 'execution'), notification: list('notifications', 'notification'),
+  execution: list('tables', 'execution'), notification: list('notifications', 'notification'), file: list('files', 'file'),
 };
 const D = {
   apikey: detail('accounts', 'apikey'), organization: detail('organizations', 'organization'), personnel: detail('organizations', 'personnel'),
   project: detail('projects', 'project'), member: detail('projects', 'member'), table: detail('tables', 'table'), widget: detail('widgets', 'widget'),
   column: detail('tables', 'column'), row: detail('tables', 'row'), cell: detail('tables', 'cell'), version: detail('tables', 'version'),
   workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
-  notification: detail('notifications', 'notification'),
+  notification: detail('notifications', 'notification'), file: detail('files', 'file'),
 };
 
 // The caller's own records (anonymous has none: it is sent the Admin's).
@@ -130,7 +133,21 @@ const make = {
     { name: `Step ${unique('s')}`, workflow: (await make.workflow(f)).sid, widget: 'builtinWidgetWai', data: { event: 'go' } })),
   notification: (f: Fixtures) => sendNotification(f.ws.projectAdmin.api, orgA(f), [f.ws.projectEdit.personnel], { name: `Subject ${unique('n')}` }),
   apiKey: async (f: Fixtures) => created(await f.ws.admin.api.post(L.apikey(f, 'detail', undefined, 'user', f.ws.admin.sid), { name: `key ${unique('k')}` })),
+  /** A file of A uploaded by its Admin (JSON bytes, so a download reads as a JSON answer). */
+  file: async (f: Fixtures) => created(await uploadAs(f.ws.admin.api, filePaths.list(orgA(f)))),
+  /** A resumable upload of A begun by its Admin: 10 bytes to come. */
+  upload: async (f: Fixtures) => {
+    const res = await tus(f.ws.admin.api, 'POST', filePaths.resumable(orgA(f)), { 'upload-length': '10', 'upload-metadata': tusMetadata({ filename: 'walk.json' }) });
+    assert.equal(res.status, 201, describeAnswer(res));
+    return { location: res.headers.get('location')! };
+  },
 };
+
+/** POSTs a small JSON file as multipart/form-data. */
+function uploadAs(api: Api, target: string): Promise<Answer> {
+  const { body, contentType } = multipart([{ name: 'file', filename: `walk ${unique('f')}.json`, content: '{"walked": true}' }]);
+  return api.request('POST', target, { rawBody: body, contentType });
+}
 
 async function created(res: Answer): Promise<any> {
   assert.ok(res.status === 201, `making a target: ${describeAnswer(res)}`);
@@ -608,6 +625,45 @@ const TABLE: Walk[] = [
     route: 'GET /notifications/notification/stream/', note: '?organization__sid= of A', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
     path: (f) => notificationPaths.stream({ organization__sid: orgA(f) }), call: streamAnswer,
   },
+  // --- files (issue 25; decisions: "Files"): an organization's active members upload and read; its uploader or an Admin deletes
+  {
+    route: 'GET /files/file/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f, _t, _r, s) => L.file(f, s), mirror: { flag: 'add_permission', of: 'file.post' },
+  },
+  {
+    route: 'POST /files/file/list/{level}/{sid}/{serializer}/', id: 'file.post', note: 'multipart/form-data',
+    expect: E(201, 201, 201, 201, 201, 403, 403, 401),
+    path: (f, _t, _r, s) => L.file(f, s), call: uploadAs, state: countBy('admin', (f) => L.file(f, 'name')),
+  },
+  {
+    route: 'GET /files/file/detail/{sid}/', note: "the Admin's file", expect: E(200, 200, 200, 200, 200, 403, 404, 401),
+    path: (f) => D.file(f.file.sid), mirror: { flag: 'change_permission', of: 'file.delete' },
+  },
+  {
+    route: 'DELETE /files/file/detail/{sid}/', id: 'file.delete', note: "the Admin's file", expect: E(200, 403, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.file, path: (_f, t) => D.file(t.sid), state: readableBy('admin', (_f, t) => D.file(t.sid)),
+  },
+  {
+    route: 'GET /files/file/download/{sid}/', expect: E(200, 200, 200, 200, 200, 403, 404, 401),
+    path: (f) => filePaths.download(f.file.sid),
+  },
+  {
+    route: 'POST /files/upload/list/organization/{sid}/', note: 'tus creation with the whole upload: the descriptor',
+    expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f) => filePaths.resumable(orgA(f)), state: countBy('admin', (f) => L.file(f, 'name')),
+    call: (api, target) => tus(api, 'POST', target, { 'upload-length': '16', 'upload-metadata': tusMetadata({ filename: 'walk.json' }) }, Buffer.from('{"walked": true}')),
+  },
+  {
+    route: 'PATCH /files/upload/detail/{id}/', note: "the Admin's upload: its last bytes", expect: E(200, 404, 404, 404, 404, 404, 404, 401),
+    fresh: true, target: make.upload, path: (_f, t) => t.location, state: countBy('admin', (f) => L.file(f, 'name')),
+    call: (api, target) => tus(api, 'PATCH', target, { 'upload-offset': '0' }, Buffer.from('{"a":true}')),
+  },
+  {
+    route: 'DELETE /files/upload/detail/{id}/', note: "the Admin's upload", expect: E(204, 404, 404, 404, 404, 404, 404, 401),
+    fresh: true, target: make.upload, path: (_f, t) => t.location,
+    call: (api, target) => tus(api, 'DELETE', target),
+    state: async (f, t) => (await tus(f.ws.admin.api, 'HEAD', t.location)).status,
+  },
   // --- the live grid (issue 14): active members of the table's organization; each event is filtered by project access
   {
     route: 'GET /tables/row/stream/', note: '?table__sid= of A', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
@@ -710,8 +766,9 @@ before(async () => {
   const apiKey = await make.apiKey(partial);
   f = {
     ws, widget: ws.widgets.own, row, cell, version, workflow, step, execution: triggered.json.execution, notification, spare,
-    membership, apiKey, loginUser: await newUser('login'),
+    membership, apiKey, loginUser: await newUser('login'), file: undefined,
   };
+  f.file = await make.file(f);
 });
 
 // ---------------------------------------------------------------- the walk --

@@ -33,6 +33,8 @@ const ORGANIZATION = 'records_organization';
 interface Caller {
   userSid: string;
   membership: Membership;
+  /** The upload this request completed (a file now, or refused for good): its parts are deleted once answered. */
+  finished?: string;
 }
 
 type TusError = { status_code: number; body: string };
@@ -96,6 +98,7 @@ export class ResumableUploads {
 
   private async onFinish(req: unknown, upload: { id: string; size?: number; metadata?: Record<string, string | null> }) {
     const caller = this.callerOf(req);
+    caller.finished = upload.id;
     try {
       const limits = await uploadLimits(this.ctx, caller.membership.organizationSid, upload.size);
       const received = await receive(this.datastore.read(upload.id), this.ctx.files.store, this.ctx.files.clamd, limits);
@@ -107,9 +110,6 @@ export class ResumableUploads {
       };
     } catch (err) {
       throw asTusError(err);
-    } finally {
-      // Whole, the upload is a file now or refused for good: its parts are not kept.
-      await this.datastore.remove(upload.id).catch(() => {});
     }
   }
 
@@ -128,6 +128,9 @@ export class ResumableUploads {
   async handle(request: FastifyRequest, reply: FastifyReply, caller: Caller) {
     this.callers.set(request.raw, caller);
     const response = await this.server.handleWeb(new NodeRequest({ req: request.raw, res: reply.raw }));
+    // Whole, the upload is a file now or refused for good: its parts are not kept (not
+    // before @tus/server has answered: it reads the upload once more after onUploadFinish).
+    if (caller.finished) await this.datastore.remove(caller.finished).catch(() => {});
     reply.code(response.status);
     response.headers.forEach((value, name) => {
       if (name !== 'content-length' && name !== 'content-type') reply.header(name, value);
