@@ -24,11 +24,13 @@
 //   --spread            only scenarios 2 and 2s (cell PATCH on one organization vs spread over
 //                       10), at 10 and 50 connections, on the quick seed (--quick: 3 s runs); bench/results/spread.json
 //   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
+//   --files             only the files' step (bench/files.ts): upload and download throughput against cp at 1 and
+//                       10 parallel transfers, and a 2 GiB file with the server's RSS sampled; bench/results/files.json
 //   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
 //                       5 minutes in all)
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -511,6 +513,15 @@ async function webOnly() {
   log(`\nthe web app's step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
 }
 
+/** The files' step runs on its own server and files (bench/files.ts), as a child process. */
+async function filesOnly() {
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'files.ts'), ...argv.filter((a) => a !== '--files')], { stdio: 'inherit' });
+    child.on('exit', (c) => resolve(c ?? 1));
+  });
+  process.exitCode = code;
+}
+
 type PreparedEmbedded = Awaited<ReturnType<typeof prepareEmbedded>>;
 
 /**
@@ -751,7 +762,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
+(argv.includes('--files') ? filesOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

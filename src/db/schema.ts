@@ -485,7 +485,7 @@ export const files = pgTable('files', {
 export const fileObjects = pgTable('file_objects', {
   sha256: text('sha256').primaryKey(),
   size: bigint('size', { mode: 'number' }).notNull(),
-  /** The last time an upload put (or found) this object in storage. */
+  /** The last time an upload put (or found) this object in storage, or a file naming it was deleted: the GC's grace period starts here. */
   dateStored: timestamp('date_stored', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 }, (t) => [index('file_objects_date_stored_idx').on(t.dateStored)]);
 

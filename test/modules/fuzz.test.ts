@@ -17,6 +17,7 @@ import { randomInt } from 'node:crypto';
 import { anonymous, Api } from '../helpers/http.ts';
 import { assertPage, expectStatus, MESSAGES } from '../helpers/assertions.ts';
 import { PATHS, login, newUser, paths, unique, uniqueEmail } from '../helpers/factories.ts';
+import { upload } from '../helpers/files.ts';
 import {
   createCell, foreignRecords, listVersions, newWorkspace, recordPaths, type Workspace,
 } from '../helpers/records.ts';
@@ -188,6 +189,7 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     const apikey = await ok(api.post(paths.apikeyList(admin.sid, 'detail'), { name: 'fuzz key' }), 201, 'api key');
     const ledger = assertPage(await api.get(recordPaths.creditList(org.sid, 'name'))).results;
     const memberships = assertPage(await api.get(recordPaths.memberList(ws.project.sid, 'name', { page_size: 100 }))).results;
+    const files = await Promise.all(['a.txt', 'b.json'].map(async (name) => ok(upload(api, org.sid, name, 'fuzzed'), 201, 'file')));
 
     Object.assign(own, {
       organization: [org.sid],
@@ -209,6 +211,7 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       execution: [triggered.execution.sid],
       notification: notifications.map((n: any) => n.sid),
       apikey: [apikey.sid],
+      file: files.map((f: any) => f.sid),
     });
     for (const sid of ['builtinWidgetTxt', 'builtinWidgetNtf', 'builtinWidgetWai']) shared.add(sid);
     Object.assign(foreign, {

@@ -86,6 +86,11 @@ export async function holdObject(tx: Db, sha256: string, size: number): Promise<
     ON CONFLICT (sha256) DO UPDATE SET date_stored = now()`);
 }
 
+/** Restarts an object's grace period: the GC keeps it FILES_GC_GRACE_SECONDS from now (a file naming it was just deleted). */
+export async function touchObject(tx: Db, sha256: string): Promise<void> {
+  await query(tx, sql`UPDATE file_objects SET date_stored = now() WHERE sha256 = ${sha256}`);
+}
+
 export async function insertFile(tx: Db, row: {
   sid: string; organizationSid: string; sha256: string; size: number; mediaType: string; name: string; uploadedBy: string;
 }): Promise<void> {

@@ -23,7 +23,7 @@ const LIMITS_TEXT = 'At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA
   + 'with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). '
   + 'The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).';
 
-const Uploaded = { 413: DetailError, 422: DetailError, 503: DetailError };
+const Uploaded = { 413: DetailError, 422: DetailError };
 
 export function registerFiles(app: FastifyInstance, ctx: AppContext): ResumableUploads {
   const resumable = new ResumableUploads(ctx);

@@ -13,7 +13,7 @@ import { Infected, ScannerUnavailable } from '../../storage/clamd.js';
 import { receive, OverLimit, type Received } from './ingest.js';
 import { nameProblem } from './names.js';
 import { sniffMediaType } from './sniff.js';
-import { addUsage, deleteFileRow, findFile, holdObject, insertFile, subtractUsage, usedBytes, type FileRow } from './repository.js';
+import { addUsage, deleteFileRow, touchObject, findFile, holdObject, insertFile, subtractUsage, usedBytes, type FileRow } from './repository.js';
 
 /** A descriptor in a shape, for a caller with `membership`. */
 export function serializeFile(row: FileRow, serializer: Serializer, membership: Membership) {
@@ -110,6 +110,9 @@ export async function deleteFile(ctx: AppContext, actor: Actor, sid: string): Pr
   if (!permissions.file.delete(membership, row.uploaded_by_sid)) throw errors.forbidden();
   await ctx.db.transaction(async (tx) => {
     const gone = await deleteFileRow(tx, row.organization_sid, sid);
-    if (gone) await subtractUsage(tx, row.organization_sid, Number(gone.size));
+    if (!gone) return;
+    await subtractUsage(tx, row.organization_sid, Number(gone.size));
+    // The grace period counts from now: an object is deleted only once nothing has named it for that long.
+    await touchObject(tx, row.sha256);
   });
 }
