@@ -145,7 +145,7 @@ async function main() {
   const dataDir = path.join(tmp, 'data');
   const env = {
     ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS: '1', WEB_DIR: path.join(tmp, 'no-web'),
-    FILE_MAX_BYTES: String(3 * 1024 * MiB), FILES_QUOTA_BYTES: String(1024 ** 4), REQUEST_TIMEOUT_SECONDS: '3600',
+    FILE_MAX_BYTES: String(3 * 1024 * MiB), FILES_QUOTA_BYTES: String(1024 ** 4), REQUEST_TIMEOUT_SECONDS: '300',
   };
   delete (env as Record<string, string | undefined>).DATABASE_URL;
   const cli = (args: string[], input?: string) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), ...args], { env, input, encoding: 'utf8' });
