@@ -2019,6 +2019,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/file/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's files (Admin, Member) (name shape)
+         * @description Oldest first.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFilesName"];
+        put?: never;
+        /**
+         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFileName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/file/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's files (Admin, Member) (list shape)
+         * @description Oldest first.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFilesList"];
+        put?: never;
+        /**
+         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFileList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/file/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's files (Admin, Member) (detail shape)
+         * @description Oldest first.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFilesDetail"];
+        put?: never;
+        /**
+         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFileDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/file/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's descriptor (Admin, Member)
+         * @description Its bytes: GET /files/file/download/{sid}/.
+         */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file (its uploader, Admin)
+         * @description The descriptor goes and its bytes no longer count against the quota; the stored bytes are deleted by the GC once no file refers to them (after FILES_GC_GRACE_SECONDS).
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/file/download/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's bytes (Admin, Member)
+         * @description Streamed with Content-Length, the SHA-256 as ETag (If-None-Match: 304), one Range (206; 416 past the end), a Content-Disposition safe for any name, the sniffed media type. Images, PDF, audio and video are inline (unless `attachment`); HTML, SVG, XML, plain text (scripts among it) and anything else are attachments, and every answer is sandboxed (Content-Security-Policy: sandbox).
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/upload/list/organization/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a resumable upload (tus 1.0 creation; Admin, Member)
+         * @description Tus-Resumable: 1.0.0 on every request but OPTIONS. Upload-Length (the file's size) and Upload-Metadata with `filename` (base64) are required; a first part may come along (creation-with-upload). Answers 201 with Location: /files/upload/detail/{id}/, to which the bytes are PATCHed; the PATCH that completes the upload answers 200 with the file's descriptor. An unfinished upload is kept FILES_RESUMABLE_HOURS for its client to resume (HEAD tells how much arrived). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
+         */
+        post: operations["createResumableUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/upload/detail/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Give up a resumable upload (tus 1.0 termination; its creator)
+         * @description Tus-Resumable: 1.0.0 on every request but OPTIONS. Answers 204; what had arrived is deleted.
+         */
+        delete: operations["cancelResumableUpload"];
+        options?: never;
+        head?: never;
+        /**
+         * Send the next bytes of a resumable upload (tus 1.0; its creator)
+         * @description Tus-Resumable: 1.0.0 on every request but OPTIONS. Upload-Offset (what HEAD answered) and Content-Type: application/offset+octet-stream. Answers 204 with the new Upload-Offset, or, once the upload is whole, 200 with the file's descriptor. HEAD on the same URL answers Upload-Offset and Upload-Length. An upload is its creator's: 404 for anyone else.
+         */
+        patch: operations["continueResumableUpload"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4158,6 +4330,122 @@ export interface components {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
         };
+        /** FileName */
+        FileName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the name as typed (docs/decisions.md, "Files: names") */
+            name: string;
+        };
+        /** FileNamePage */
+        FileNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FileName"][];
+        };
+        /** FileUpload */
+        FileUpload: {
+            /**
+             * Format: binary
+             * @description the file; its part's filename is the name kept
+             */
+            file: string;
+        };
+        /** FileDetail */
+        FileDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the name as typed (docs/decisions.md, "Files: names") */
+            name: string;
+            /** @description bytes */
+            size: number;
+            /**
+             * @description sniffed from the bytes, never taken from the client
+             * @example image/png
+             */
+            media_type: string;
+            /**
+             * @description the SHA-256 of the bytes, hex
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256: string;
+            /** @description the personnel record of the uploader */
+            uploaded_by: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+            };
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            change_permission: boolean;
+        };
+        /** FileList */
+        FileList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the name as typed (docs/decisions.md, "Files: names") */
+            name: string;
+            /** @description bytes */
+            size: number;
+            /**
+             * @description sniffed from the bytes, never taken from the client
+             * @example image/png
+             */
+            media_type: string;
+            /**
+             * @description the SHA-256 of the bytes, hex
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            change_permission: boolean;
+        };
+        /** FileListPage */
+        FileListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FileList"][];
+        };
+        /** FileDetailPage */
+        FileDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FileDetail"][];
+        };
         /** @description any JSON value (an array directly inside an array is accepted, but not described here) */
         JsonValue: (string | null) | number | boolean | components["schemas"]["JsonObject"] | ((string | null) | number | boolean | components["schemas"]["JsonObject"])[];
         /** @description a JSON object */
@@ -4271,6 +4559,15 @@ export interface components {
         };
         /** @description an error: {"detail": message} */
         PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description an error: {"detail": message} */
+        Conflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -10038,6 +10335,556 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFilesName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFileName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFilesList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFileList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFilesDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFileDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: {
+                /** @description always answer as an attachment (Content-Disposition: attachment), even for types shown inline (true, True, 1; false, False, 0) */
+                attachment?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the file */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description the range asked for */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description unchanged (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createResumableUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description identifier */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/offset+octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description created; Location names the upload */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            /** @description an error: {"detail": message} */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description an error: {"detail": message} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelResumableUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the upload's id (from the Location of its creation) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            /** @description an error: {"detail": message} */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an error: {"detail": message} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    continueResumableUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the upload's id (from the Location of its creation) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/offset+octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            /** @description the bytes arrived; Upload-Offset says how many in all */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            /** @description an error: {"detail": message} */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description an error: {"detail": message} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
