@@ -40,6 +40,7 @@ import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
+import { registerAdmin } from './modules/admin/routes.js';
 import { registerWorkflows } from './modules/workflows/routes.js';
 import { registerSteps } from './modules/steps/routes.js';
 import { registerExecutions } from './modules/executions/routes.js';
@@ -239,6 +240,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerCells(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
+  registerAdmin(app, ctx);
   registerWorkflows(app, ctx);
   registerSteps(app, ctx);
   registerExecutions(app, ctx);

@@ -23,6 +23,8 @@ import { invitationMail } from './modules/accounts/mails.js';
 import { createOrganization } from './modules/organizations/service.js';
 import { adjustCredits, creditsOf } from './modules/credits/service.js';
 import { enqueueMail } from './mail/outbox.js';
+import { countInstanceAdmins, setInstanceAdmin } from './modules/admin/admins.js';
+import { currentSettings } from './modules/admin/settings.js';
 
 /** The commands, their flags and what they do: the help people read. */
 const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
@@ -44,13 +46,21 @@ const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
     flags: '--name <name> --admin-email <email> [--description <text>] [--credits <amount>]',
     does: 'Creates an organization with that account as its Admin. An email without an account gets one (proven, as every '
       + 'account the CLI makes) without a password, and an invitation (sent by the server\'s mail worker) to choose one; an '
-      + 'existing account whose email is not proved yet gets the invitation too, and no access until it accepts. Credits default to INITIAL_CREDITS.',
+      + 'existing account whose email is not proved yet gets the invitation too, and no access until it accepts. Credits default to INITIAL_CREDITS (or the value an administrator set in its place).',
   },
   {
     name: 'credits',
     flags: '--organization <sid> (--set <amount> | --add <amount>)',
     does: 'Sets or adds to an organization\'s credits (exact decimals like 25.00; --add may be negative) and records it in the '
       + 'credit ledger, in one transaction. Credits never go below zero.',
+  },
+  {
+    name: 'instance-admin',
+    flags: '(--grant <email> | --revoke <email>)',
+    does: 'Makes the account with that email an administrator of the instance (--grant), or no longer one (--revoke). '
+      + 'Administrators grant organizations credits, disable accounts and change settings in the app (Administration) or '
+      + 'through /admin/. The first account of a fresh instance becomes one when it proves its email, unless an administrator '
+      + 'exists by then: name one here before opening an instance to the internet. Prints {sid, email, is_instance_admin, administrators}.',
   },
   {
     name: 'create-api-key',
@@ -282,11 +292,13 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
     required(flags, 'name', 'admin-email');
     validate(OrganizationCreate, { name: flags.name, ...(flags.description !== undefined ? { description: flags.description } : {}) });
     validate(Email, flags['admin-email'], { non_field_errors: 'admin-email' });
-    const credits = flags.credits ?? config.initialCredits;
-    if (!AMOUNT.test(credits)) throw new CliError('invalid input', 2, { '--credits': ['Enter an amount like 100.00 (at most 2 decimals, not negative).'] });
+    const credits = flags.credits ?? '';
+    if (credits !== '' && !AMOUNT.test(credits)) throw new CliError('invalid input', 2, { '--credits': ['Enter an amount like 100.00 (at most 2 decimals, not negative).'] });
     return { name: flags.name, description: flags.description, email: flags['admin-email'], credits };
   },
   run: (db, input, config) => db.transaction(async (tx) => {
+    // No --credits: INITIAL_CREDITS, or the value an instance administrator set in its place.
+    const credits = input.credits || (await currentSettings({ db: tx, config })).initial_credits;
     let user = await findUserByEmail(tx, input.email);
     if (!user) {
       await createUser(tx, { email: input.email, password: null }, { proven: true });
@@ -295,7 +307,7 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
     const sid = await createOrganization(tx, {
       name: input.name,
       description: input.description,
-      credits: input.credits,
+      credits,
       admin: { sid: user.sid, email: user.email, firstName: user.firstName, lastName: user.lastName },
     });
     const invite = !user.passwordHash || !user.emailVerifiedAt;
@@ -349,6 +361,19 @@ const creditsCommand: Command<{ orgSid: string; mode: 'set' | 'add'; amount: str
   },
 };
 
+const instanceAdminCommand: Command<{ email: string; admin: boolean }> = {
+  flags: ['grant', 'revoke'],
+  check(flags) {
+    if ((flags.grant === undefined) === (flags.revoke === undefined)) throw usage('give exactly one of --grant <email> and --revoke <email>');
+    return { email: flags.grant ?? flags.revoke, admin: flags.grant !== undefined };
+  },
+  run: (db, input) => db.transaction(async (tx) => {
+    const changed = await setInstanceAdmin(tx, input.email, input.admin);
+    if (!changed) throw new CliError(`no account with email ${input.email}`);
+    return { ...changed, administrators: await countInstanceAdmins(tx) };
+  }),
+};
+
 const createApiKeyCommand: Command<{ email: string; name: string }> = {
   flags: ['email', 'name'],
   check(flags) {
@@ -387,6 +412,7 @@ const COMMANDS: Record<string, Command<any>> = {
   'create-organization': createOrganizationCommand,
   credits: creditsCommand,
   'create-api-key': createApiKeyCommand,
+  'instance-admin': instanceAdminCommand,
 };
 
 async function main(argv: string[]): Promise<unknown> {

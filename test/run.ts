@@ -8,13 +8,14 @@
 //   TEST_ONLY           pglite | postgres: run on one database only
 //   TEST_FILES          a comma-separated subset of test files (paths or name fragments)
 //   TEST_CONCURRENCY    test files run at once (default 2)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { PROJECT_ROOT } from './helpers/env.ts';
-import { startServer, type RunningServer } from './helpers/server.ts';
+import { cleanEnv, startServer, type RunningServer } from './helpers/server.ts';
 
 type Kind = 'pglite' | 'postgres';
 
@@ -128,6 +129,24 @@ interface Outcome {
   note: string;
 }
 
+/**
+ * The instance's administrator, named with the operator's CLI before the server starts, as
+ * an operator opening an instance to others would (docs/decisions.md, "The instance's
+ * administrators"): so no test's account becomes it by being the first to prove its email.
+ */
+function nameInstanceAdmin(databaseUrl: string | null, dataDir: string): { email: string; password: string } {
+  const email = 'instance-admin@records.test';
+  const password = `Adm-${randomBytes(12).toString('base64url')}-7!`;
+  const env = { ...cleanEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  const cli = (args: string[], input = '') => {
+    const done = spawnSync(process.execPath, ['dist/cli.js', ...args], { cwd: PROJECT_ROOT, env, input, encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`node dist/cli.js ${args.join(' ')} exited with ${done.status}: ${done.stderr}`);
+  };
+  cli(['create-user', '--email', email, '--first-name', 'Instance', '--last-name', 'Admin'], `${password}\n`);
+  cli(['instance-admin', '--grant', email]);
+  return { email, password };
+}
+
 async function runSuite(kind: Kind, files: string[]): Promise<Outcome> {
   const started = Date.now();
   const outcome: Outcome = { kind, ok: false, passed: 0, failed: 0, skipped: 0, seconds: 0, note: '' };
@@ -145,6 +164,8 @@ async function runSuite(kind: Kind, files: string[]): Promise<Outcome> {
     } else {
       console.log(`\n=== PGlite (embedded): DATA_DIR=${dataDir}`);
     }
+    fs.mkdirSync(dataDir, { recursive: true });
+    const instanceAdmin = nameInstanceAdmin(databaseUrl, dataDir);
     server = await startServer({ databaseUrl, dataDir, logFile, workers: kind === 'postgres' ? 2 : 1 });
     const running = server;
     cleanups.push(() => running.stop());
@@ -163,6 +184,8 @@ async function runSuite(kind: Kind, files: string[]): Promise<Outcome> {
       BASE_URL: server.baseUrl,
       DATA_DIR: dataDir,
       TEST_DB_KIND: kind,
+      TEST_INSTANCE_ADMIN_EMAIL: instanceAdmin.email,
+      TEST_INSTANCE_ADMIN_PASSWORD: instanceAdmin.password,
       ...(databaseUrl ? { TEST_DATABASE_URL: databaseUrl } : { TEST_DATABASE_URL: '' }),
     }, (chunk) => {
       // The spec reporter closes with "ℹ pass N", "ℹ fail N" …: keep the counts.

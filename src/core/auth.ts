@@ -16,6 +16,8 @@ export interface Actor {
   credentialKind: 'session' | 'apikey';
   /** Whether the account has proved its sign-in email (unproven accounts may only prove it). */
   emailVerified: boolean;
+  /** Whether the account administers the whole instance (modules/admin). */
+  instanceAdmin: boolean;
   /**
    * The caller's standing in an organization read with the credential, in the same
    * query (list paths at level organization): findMembership answers from it.
@@ -61,6 +63,7 @@ interface CredentialRow {
   kind: 'session' | 'apikey';
   stale: boolean;
   email_verified: boolean;
+  is_instance_admin: boolean;
 }
 
 type StandingRow = { [K in keyof MembershipRow]: MembershipRow[K] | null };
@@ -84,7 +87,7 @@ export async function authenticate(
   const [row] = await query<CredentialRow & StandingRow>(db, withStanding
     ? sql`
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified,
+           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified, u.is_instance_admin,
            o.sid AS organization_sid, o.name AS organization_name, p.sid AS personnel_sid,
            p.is_administrator, p.is_archived, ${currentPersonnel.sql('p')} AS is_current
       FROM credentials c JOIN users u ON u.sid = c.user_sid
@@ -94,7 +97,7 @@ export async function authenticate(
        AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`
     : sql`
     SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified
+           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified, u.is_instance_admin
       FROM credentials c JOIN users u ON u.sid = c.user_sid
      WHERE c.key_hash = ${keyHash} AND u.is_active
        AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`);
@@ -109,6 +112,7 @@ export async function authenticate(
     credentialSid: row.sid,
     credentialKind: row.kind,
     emailVerified: row.email_verified,
+    instanceAdmin: row.is_instance_admin,
   };
   if (withStanding) {
     actor.standing = {

@@ -100,13 +100,19 @@ const SPECIAL_IDS: Record<string, string> = {
   'post /accounts/verifyemail/': 'verifyEmail',
   'post /accounts/verifyemail/resend/': 'resendEmailProof',
   'get /notifications/notification/stream/': 'streamNotifications',
+  'post /accounts/changeemail/': 'changeEmail',
+  'post /admin/account/detail/{sid}/resendproof/': 'resendInstanceAccountProof',
+  'get /admin/settings/': 'getInstanceSettings',
+  'patch /admin/settings/': 'updateInstanceSettings',
+  'get /admin/outbox/': 'getOutboxHealth',
 };
 
 const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 
-/** The names of a model ('row' → Row, Rows). */
-function modelNames(model: string): [string, string] {
-  return MODELS[model] ?? [pascal(model), `${pascal(model)}s`];
+/** The names of a model ('row' → Row, Rows); an instance administrator's (/admin/…) are Instance… (InstanceAccount). */
+function modelNames(model: string, path = ''): [string, string] {
+  const [one, many] = MODELS[model] ?? [pascal(model), `${pascal(model)}s`];
+  return path.startsWith('/admin/') ? [`Instance${one}`, `Instance${many}`] : [one, many];
 }
 
 /**
@@ -119,12 +125,12 @@ export function operationIdOf(method: string, path: string): string {
   if (special) return special;
   const list = /^\/\w+\/(\w+)\/list\/\{level\}\/\{sid\}\/(\w+)\/$/.exec(path);
   if (list) {
-    const [one, many] = modelNames(list[1]);
+    const [one, many] = modelNames(list[1], path);
     return method === 'get' ? `list${many}${pascal(list[2])}` : `create${one}${pascal(list[2])}`;
   }
   const detail = /^\/\w+\/(\w+)\/detail\/\{sid\}\/(?:(\w+)\/)?$/.exec(path);
   if (detail) {
-    const [one] = modelNames(detail[1]);
+    const [one] = modelNames(detail[1], path);
     if (detail[2]) return `${method === 'get' ? '' : method}${detail[2]}${one}`.replace(/^./, (c) => c.toLowerCase());
     return `${{ get: 'get', patch: 'update', delete: 'delete', put: 'replace', post: 'post' }[method]}${one}`;
   }

@@ -19,7 +19,16 @@ export const users = pgTable('users', {
   /** When the owner proved the sign-in email (null: unproven; the account can only prove it). */
   emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, precision: 6 }),
   dateJoined: timestamp('date_joined', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-}, (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)]);
+  /** An administrator of the whole instance (docs/decisions.md, "The instance's administrators"). */
+  isInstanceAdmin: boolean('is_instance_admin').notNull().default(false),
+}, (t) => [
+  uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`),
+  // Whether the instance has an administrator (the first account's rule), and the admin screen's account list and search.
+  index('users_instance_admin_idx').on(t.sid).where(sql`is_instance_admin`),
+  index('users_joined_idx').on(t.dateJoined, t.sid),
+  index('users_name_trgm_idx').using('gin', sql`(${t.firstName} || ' ' || ${t.lastName}) gin_trgm_ops`),
+  index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+]);
 
 /**
  * Session tokens (from POST /accounts/auth/) and API keys (created by a user), stored
@@ -66,6 +75,8 @@ export const emailProofs = pgTable('email_proofs', {
   expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true, precision: 6 }),
   dateCreated: created(),
+  /** The tag also makes `email` the account's sign-in email (asked for by an account not proven yet). */
+  changesSignin: boolean('changes_signin').notNull().default(false),
 }, (t) => [index('email_proofs_user_idx').on(t.userSid), index('email_proofs_expires_idx').on(t.expiresAt)]);
 
 /**
@@ -89,7 +100,12 @@ export const organizations = pgTable('organizations', {
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
-}, (t) => [index('organizations_created_by_idx').on(t.createdBy)]);
+}, (t) => [
+  index('organizations_created_by_idx').on(t.createdBy),
+  // The admin screen's list of every organization, and its search by name.
+  index('organizations_created_idx').on(t.dateCreated, t.sid),
+  index('organizations_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+]);
 
 /** A member of an organization. Name and contact fields are the member's own, per organization. */
 export const personnel = pgTable('personnel', {
@@ -122,6 +138,26 @@ export const personnel = pgTable('personnel', {
   // The list's `search`: name or email contains (ILIKE '%…%'), as trigram indexes.
   index('personnel_name_trgm_idx').using('gin', sql`(${t.firstName} || ' ' || ${t.lastName}) gin_trgm_ops`),
   index('personnel_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+  // The list's `is_administrator` filter: who in an organization can add someone to a project.
+  index('personnel_org_admins_idx').on(t.organizationSid, t.dateCreated, t.sid).where(sql`is_administrator`),
+]);
+
+/**
+ * Settings an instance administrator may change while the service runs (one row, id 1):
+ * each null column means "the environment's value" (docs/decisions.md, "Instance settings").
+ */
+export const instanceSettings = pgTable('instance_settings', {
+  id: smallint('id').primaryKey(),
+  signupEnabled: boolean('signup_enabled'),
+  initialCredits: numeric('initial_credits', { precision: 14, scale: 2 }),
+  organizationsPerUser: integer('organizations_per_user'),
+  salesContact: text('sales_contact'),
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateUpdated: updated(),
+}, (t) => [
+  check('instance_settings_one_row', sql`${t.id} = 1`),
+  check('instance_settings_credits_check', sql`${t.initialCredits} >= 0`),
+  check('instance_settings_organizations_check', sql`${t.organizationsPerUser} >= 1`),
 ]);
 
 /**

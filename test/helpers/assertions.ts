@@ -142,7 +142,7 @@ export const SHAPES = {
   'organization.name': { sid: isSid, name: isString },
   'organization.list': { sid: isSid, name: isString, description: isString, credits: isMoney, change_permission: isBool },
   'organization.detail': {
-    sid: isSid, name: isString, description: isString, credits: isMoney,
+    sid: isSid, name: isString, description: isString, credits: isMoney, credits_contact: isString,
     date_created: isTimestamp, date_updated: isTimestamp, change_permission: isBool,
   },
   'apikey.name': { sid: isSid, name: isString },

@@ -17,6 +17,12 @@ export const DB_KIND: 'pglite' | 'postgres' = process.env.TEST_DB_KIND === 'post
 /** The PostgreSQL database of this run (PostgreSQL runs only). */
 export const TEST_DATABASE_URL: string | null = DB_KIND === 'postgres' ? process.env.TEST_DATABASE_URL ?? null : null;
 
+/** The instance administrator the harness named with the CLI before starting the server (test/run.ts). */
+export const INSTANCE_ADMIN = {
+  email: process.env.TEST_INSTANCE_ADMIN_EMAIL ?? '',
+  password: process.env.TEST_INSTANCE_ADMIN_PASSWORD ?? '',
+};
+
 /** The settings the harness starts every server with. */
 export const INITIAL_CREDITS = '1.00';
 export const SALES_CONTACT = 'sales@example.test';

@@ -19,7 +19,7 @@ export const SERVICE_VARIABLES = [
   'MAIL_PER_USER_PER_HOUR', 'ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 'ORGANIZATIONS_PER_USER', 'LIVE_STREAMS_PER_CREDENTIAL',
   'FILE_STORAGE', 'FILES_DIR', 'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX',
   'FILE_MAX_BYTES', 'FILES_QUOTA_BYTES', 'CLAMD_SOCKET', 'CLAMD_HOST', 'CLAMD_PORT', 'CLAMD_TIMEOUT_SECONDS', 'FILES_RESUMABLE_HOURS', 'FILES_GC_SECONDS', 'FILES_GC_GRACE_SECONDS',
-  'BASE_URL', 'TEST_DB_KIND', 'TEST_DATABASE_URL', 'NODE_TEST_CONTEXT',
+  'BASE_URL', 'TEST_DB_KIND', 'TEST_DATABASE_URL', 'NODE_TEST_CONTEXT', 'TEST_INSTANCE_ADMIN_EMAIL', 'TEST_INSTANCE_ADMIN_PASSWORD',
 ];
 
 export interface ServerOptions {
@@ -312,4 +312,36 @@ export function spreadOverServers(): ServerSpread {
     await second?.stop();
   });
   return { urls, through: (api, i) => api.at(urls[i % urls.length]) };
+}
+
+/**
+ * A fresh instance: a server on a database nobody else uses (PGlite: a folder of its own;
+ * PostgreSQL: a database of its own, dropped by stop()), with no account and so no
+ * instance administrator, as a first `npm start` has. `env` as for startServer.
+ */
+export async function startFreshServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  if (DB_KIND !== 'postgres') return startServer({ databaseUrl: null, env });
+  const { default: pg } = await import('pg');
+  const name = `records_fresh_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  const drop = async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.end();
+  };
+  let server: RunningServer;
+  try {
+    server = await startServer({ databaseUrl: url.toString(), env });
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  const stop = server.stop.bind(server);
+  return { ...server, stop: async () => { await stop(); await drop(); } };
 }

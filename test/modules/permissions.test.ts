@@ -33,6 +33,10 @@ function E(...outcomes: Outcome[]): Expect {
 }
 
 const WRONG_ID: Outcome = [406, MESSAGES.wrongId];
+/** POST /accounts/changeemail/ by an account whose email is proved. */
+const PROVED: Outcome = { status: 403, detail: /^Your email address is proved: it is your sign-in address and cannot be changed here\.$/ };
+/** The instance administrators' routes: none of the callers is one (admin.test.ts walks the one the harness named). */
+const NOT_INSTANCE_ADMIN = E(403, 403, 403, 403, 403, 403, 403, 401);
 /** An org Admin without a role in the project writing its rows or cells: told why and what to do. */
 const NEEDS_ROLE: Outcome = {
   status: 403,
@@ -218,6 +222,10 @@ const TABLE: Walk[] = [
     route: 'POST /accounts/logoutall/', note: 'a throwaway account (it ends every session of the account)', expect: E(200, 200, 200, 200, 200, 200, 200, 401),
     path: () => '/accounts/logoutall/',
     as: async (_f, role) => (role === 'anonymous' ? anonymous : new Api((await newUser('walkout')).token)),
+  },
+  {
+    route: 'POST /accounts/changeemail/', note: 'every caller here has proved their email (only an unproven account may)',
+    expect: E(PROVED, PROVED, PROVED, PROVED, PROVED, PROVED, PROVED, 401), path: () => '/accounts/changeemail/', body: () => ({ email: uniqueEmail('walk') }),
   },
   {
     route: 'POST /accounts/changepassword/', note: 'a wrong current password', expect: E(400, 400, 400, 400, 400, 400, 400, 401),
@@ -523,6 +531,36 @@ const TABLE: Walk[] = [
     route: 'GET /organizations/credit/list/{level}/{sid}/{serializer}/', expect: E(200, 403, 403, 403, 403, 403, 403, 401),
     path: (f, _t, _r, s) => L.credit(f, s), mirror: { flag: 'add_permission', always: false },
   },
+  // --- the instance's administrators (docs/decisions.md): nobody here is one, so everyone else gets 403
+  ...(['organization', 'account'] as const).map((model): Walk => ({
+    route: `GET /admin/${model}/list/{level}/{sid}/{serializer}/`, note: 'their own user sid', expect: NOT_INSTANCE_ADMIN,
+    path: (f, _t, role, s) => `/admin/${model}/list/user/${userOf(f, role).sid}/${s}/`,
+  })),
+  {
+    route: 'GET /admin/credit/list/{level}/{sid}/{serializer}/', note: "organization A's ledger", expect: NOT_INSTANCE_ADMIN,
+    path: (f, _t, _r, s) => `/admin/credit/list/organization/${orgA(f)}/${s}/`,
+  },
+  {
+    route: 'POST /admin/credit/list/{level}/{sid}/{serializer}/', note: 'credits for organization A', expect: NOT_INSTANCE_ADMIN,
+    path: (f, _t, _r, s) => `/admin/credit/list/organization/${orgA(f)}/${s}/`, body: () => ({ amount: '50.00' }),
+    state: readableBy('admin', (f) => D.organization(orgA(f))),
+  },
+  {
+    route: 'GET /admin/account/detail/{sid}/', note: 'their own account', expect: NOT_INSTANCE_ADMIN,
+    path: (f, _t, role) => `/admin/account/detail/${userOf(f, role).sid}/`,
+  },
+  {
+    route: 'PATCH /admin/account/detail/{sid}/', note: "disabling the login user's account", expect: NOT_INSTANCE_ADMIN,
+    path: (f) => `/admin/account/detail/${f.loginUser.sid}/`, body: () => ({ is_active: false }),
+    state: async (f) => (await f.loginUser.api.get('/accounts/checktoken/')).status,
+  },
+  {
+    route: 'POST /admin/account/detail/{sid}/resendproof/', expect: NOT_INSTANCE_ADMIN,
+    path: (f) => `/admin/account/detail/${f.loginUser.sid}/resendproof/`,
+  },
+  { route: 'GET /admin/settings/', expect: NOT_INSTANCE_ADMIN, path: () => '/admin/settings/' },
+  { route: 'PATCH /admin/settings/', expect: NOT_INSTANCE_ADMIN, path: () => '/admin/settings/', body: () => ({ signup_enabled: false }) },
+  { route: 'GET /admin/outbox/', expect: NOT_INSTANCE_ADMIN, path: () => '/admin/outbox/' },
   // --- workflows and steps (spec: GET Admin, Member; POST, PATCH, DELETE Admin)
   {
     route: 'GET /tables/workflow/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),

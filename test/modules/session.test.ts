@@ -68,7 +68,7 @@ describe('signing in from the web app', () => {
   test('POST /accounts/session/ answers the user and sets an HttpOnly, SameSite=Strict cookie (not Secure over http)', async () => {
     const { res, setCookie, token } = await signIn(user);
     assert.equal(res.json.token, undefined, 'the token never reaches the page');
-    assert.deepEqual(res.json, { user: { sid: user.sid, first_name: user.first_name, last_name: user.last_name, email: user.email } });
+    assert.deepEqual(res.json, { user: { sid: user.sid, first_name: user.first_name, last_name: user.last_name, email: user.email, is_email_verified: true, pending_email: null, is_instance_admin: false } });
     const attributes = setCookie.split(';').map((a) => a.trim().toLowerCase());
     assert.deepEqual(attributes.slice(1).sort(), ['httponly', 'path=/', 'samesite=strict'], setCookie);
     assert.ok(token.length >= 32, 'an unguessable token');
@@ -86,7 +86,7 @@ describe('signing in from the web app', () => {
     const { token } = await signIn(user);
     const me = await cookieApi(token).get(SESSION);
     expectStatus(me, 200);
-    assert.deepEqual(me.json, { user: { sid: user.sid, first_name: user.first_name, last_name: user.last_name, email: user.email } });
+    assert.deepEqual(me.json, { user: { sid: user.sid, first_name: user.first_name, last_name: user.last_name, email: user.email, is_email_verified: true, pending_email: null, is_instance_admin: false } });
     expectNotAuthenticated(await anonymous.get(SESSION), 'no cookie');
     expectInvalidToken(await cookieApi('not-a-session').get(SESSION), 'unknown cookie');
   });

@@ -5,13 +5,15 @@ import { errors } from '../../core/errors.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
 import {
-  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail, ChangePasswordBody,
+  SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail, ChangePasswordBody, ChangeEmailBody,
 } from './schemas.js';
 import { signup, logout, mayMailAccount } from './service.js';
 import { login } from './signin.js';
 import { forgetPassword, resetPassword } from './reset.js';
 import { resendProof, verifyEmail } from './email-proof.js';
 import { changePassword } from './password-change.js';
+import { changeEmail } from './email-change.js';
+import { currentSettings } from '../admin/settings.js';
 
 const tags = ['accounts'];
 
@@ -28,7 +30,7 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
       response: { 201: SignupUser, 400: FieldErrors, 403: DetailError, 429: DetailError },
     },
   }, async (request, reply) => {
-    if (!ctx.config.signupEnabled) throw errors.forbidden();
+    if (!(await currentSettings(ctx)).signup_enabled) throw errors.forbidden();
     const body = request.body as { email: string; password: string; first_name?: string; last_name?: string };
     return reply.code(201).send(await signup(ctx, body, request.ip));
   });
@@ -56,6 +58,22 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     const actor = actorOf(request);
     const sent = await resendProof(ctx, { userSid: actor.userSid, email: actor.email, firstName: actor.firstName }, mayMailAccount);
     return { detail: sent ? 'Verification e-mail has been sent.' : 'Email already verified.' };
+  });
+
+  app.post('/accounts/changeemail/', {
+    config: { unproven: true },
+    schema: {
+      tags, summary: "Sign in with another address: for an account whose email is not proved yet", body: ChangeEmailBody,
+      description: 'For a typo at signup. Nothing changes yet: the new address is mailed a link (POST /accounts/verifyemail/?tag=…) '
+        + 'that makes it the sign-in email and proves it; GET /accounts/session/ shows it as pending_email meanwhile. The answer is '
+        + 'the same whether or not the address has an account (that address is mailed instead, as for signup). 403 for an account '
+        + 'whose email is proved, or that an organization added by its address (its invitation proves that one); 429 as for signup.',
+      response: { 200: Detail, 400: FieldErrors, 401: DetailError, 403: DetailError, 429: DetailError },
+    },
+  }, async (request) => {
+    const { email } = request.body as { email: string };
+    await changeEmail(ctx, actorOf(request), email, request.ip);
+    return { detail: `A link that proves ${email} was mailed to it: opening it makes ${email} your sign-in address.` };
   });
 
   app.post('/accounts/auth/', {
@@ -130,7 +148,7 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
   });
 
   for (const url of ['/accounts/signup/', '/accounts/auth/', '/accounts/forgetpassword/', '/accounts/resetpassword/',
-    '/accounts/verifyemail/', '/accounts/verifyemail/resend/', '/accounts/changepassword/']) {
+    '/accounts/verifyemail/', '/accounts/verifyemail/resend/', '/accounts/changepassword/', '/accounts/changeemail/']) {
     refuseOtherMethods(app, url, ['POST']);
   }
   refuseOtherMethods(app, '/accounts/checktoken/', ['GET']);

@@ -6,6 +6,13 @@ export const Password = Type.String({ minLength: 8, maxLength: 128, description:
 
 // Titled: the OpenAPI document names them so (core/openapi.ts).
 export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() }, { title: 'User' });
+/** The signed-in person as the browser session shows them: who, and what the app must know before anything else. */
+export const SessionUser = Type.Object({
+  sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String(),
+  is_email_verified: Type.Boolean({ description: 'false: the account may only prove its email (or name another, POST /accounts/changeemail/)' }),
+  pending_email: Type.Union([Type.String(), Type.Null()], { description: 'the address POST /accounts/changeemail/ asked for, while its link is valid; null otherwise' }),
+  is_instance_admin: Type.Boolean({ description: 'an administrator of the whole instance (the /admin/ routes)' }),
+}, { title: 'SessionUser' });
 export const SignupUser = Type.Object({
   sid: Sid, email: Type.String(), first_name: Type.String(), last_name: Type.String(),
   is_email_verified: Type.Boolean({ description: 'always false: the link mailed to the address proves it' }),
@@ -20,6 +27,7 @@ export const ChangePasswordBody = Body({
   current_password: Type.String({ minLength: 1, maxLength: 128, description: 'the password the account has now' }),
   new_password: Password,
 });
+export const ChangeEmailBody = Body({ email: Email });
 export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const Detail = Type.Object({ detail: Type.String() }, { title: 'Message' });

@@ -7,13 +7,14 @@ import type { AppContext } from '../../context.js';
 import { actorOf, requestCredential, SESSION_COOKIE } from '../../core/auth.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors } from '../../core/schemas.js';
-import { AuthBody, User } from './schemas.js';
+import { AuthBody, SessionUser } from './schemas.js';
 import { endSession } from './service.js';
 import { endEverySession } from './password-change.js';
 import { login } from './signin.js';
+import { sessionUser } from './session-user.js';
 
 const tags = ['accounts'];
-const SessionAnswer = Type.Object({ user: User }, { title: 'Session' });
+const SessionAnswer = Type.Object({ user: SessionUser }, { title: 'Session' });
 
 /** The cookie's attributes: HttpOnly, SameSite=Strict, Path=/, and Secure when PUBLIC_URL is https. */
 function cookieOptions(ctx: AppContext) {
@@ -36,18 +37,18 @@ export function registerSession(app: FastifyInstance, ctx: AppContext): void {
     const { username, password } = request.body as { username: string; password: string };
     const { token, user } = await login(ctx, username, password, request.ip);
     reply.setCookie(SESSION_COOKIE, token, cookieOptions(ctx));
-    return { user };
+    return { user: await sessionUser(ctx.db, user.sid) };
   });
 
   app.get(url, {
+    // An account whose email is not proved yet reads it too: the app shows it the screen that proves it.
+    config: { unproven: true },
     schema: {
       tags, summary: 'The signed-in user of the session cookie (or token)',
+      description: 'Also for an account whose email is not proved yet (is_email_verified false), which the app polls until it is.',
       response: { 200: SessionAnswer, 401: DetailError },
     },
-  }, async (request) => {
-    const actor = actorOf(request);
-    return { user: { sid: actor.userSid, email: actor.email, first_name: actor.firstName, last_name: actor.lastName } };
-  });
+  }, async (request) => ({ user: await sessionUser(ctx.db, actorOf(request).userSid) }));
 
   app.delete(url, {
     config: { auth: false },

@@ -8,6 +8,7 @@ import { isSid, newSid } from '../../core/ids.js';
 import { cells, columns, widgets } from '../../db/schema.js';
 import { loadRowAccess } from '../rows/access.js';
 import { debitCredits } from '../credits/service.js';
+import { currentSalesContact } from '../admin/settings.js';
 import { notifyMentions } from '../notifications/mentions.js';
 import { notifyRecordChange } from '../notifications/record-change.js';
 import type { RowRef } from '../rows/access.js';
@@ -41,6 +42,7 @@ export interface CellWrite {
   data: string;
   /** The user the cell, the ledger entry and the version are recorded for. */
   userSid: string;
+  /** SALES_CONTACT from the environment: the refusal names an administrator's replacement when one is stored. */
   salesContact: string;
   /** ROW_MAX_BYTES: the write is refused (400 on data) when the row would hold more. */
   rowMaxBytes: number;
@@ -96,7 +98,7 @@ async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'c
     organizationSid: w.organizationSid, amount: w.column.price, reason: `cell ${what} in column ${w.column.name}${suffix(w)}`,
     cellSid, rowSid: w.rowSid, userSid: w.userSid,
   });
-  if (!paid) throw errors.notAcceptable(cellMessages.noCredits(w.salesContact, w.onPost));
+  if (!paid) throw errors.notAcceptable(cellMessages.noCredits(await currentSalesContact(tx, w.salesContact), w.onPost));
 }
 
 /**

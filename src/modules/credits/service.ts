@@ -5,6 +5,7 @@
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { newSid } from '../../core/ids.js';
+import { errors } from '../../core/errors.js';
 
 /** How many rows hold each organization's credits (the SQL functions of migration 0011 say 16 too). */
 export const CREDIT_SHARDS = 16;
@@ -60,4 +61,27 @@ export async function adjustCredits(db: Db, organizationSid: string, mode: 'set'
         ${mode === 'set' ? 'credits set by an operator' : 'credits added by an operator'}, ${userSid})`);
     return after?.balance;
   });
+}
+
+/**
+ * An instance administrator grants `amount` (> 0) to an organization: added to its credits,
+ * with a ledger entry naming the administrator (its user, and its reason), in one
+ * transaction. Returns the entry's sid, or undefined when there is no such organization;
+ * 400 on `amount` when the balance would pass 999999999999.99.
+ */
+export async function grantCredits(db: Db, organizationSid: string, amount: string, admin: { sid: string; name: string }, note = '') {
+  try {
+    return await db.transaction(async (tx) => {
+      const sid = newSid();
+      const reason = `credits granted by ${admin.name}${note ? `: ${note}` : ''}`;
+      const [after] = await query<{ balance: string }>(tx, sql`
+        SELECT balance::text AS balance FROM records_credits_adjust(${organizationSid}, 'add', ${amount}::numeric, ${sid}, ${reason}, ${admin.sid})`);
+      return after ? sid : undefined;
+    });
+  } catch (err) {
+    for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+      if (e.code === '22003') throw errors.field('amount', 'The balance would pass 999999999999.99.');
+    }
+    throw err;
+  }
 }

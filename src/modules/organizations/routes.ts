@@ -13,6 +13,7 @@ import { OrganizationCreate, OrganizationPatch, OrganizationShapes } from './sch
 import { countForUser, findForUser, listForUser, serializeOrganization } from './repository.js';
 import { checkOrganizationQuota, createOrganization } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
+import { currentSettings } from '../admin/settings.js';
 
 export function registerOrganizations(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -31,21 +32,22 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
     post: {
       summary: 'Create an organization; the caller becomes its Admin',
       description: 'The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER '
-        + 'organizations (403 beyond).',
+        + 'organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).',
       body: OrganizationCreate,
       allowed: () => true,
       create: async (scope, body, _q, serializer) => {
         const { actor } = scope;
+        const settings = await currentSettings(ctx);
         const sid = await ctx.db.transaction(async (tx) => {
-          await checkOrganizationQuota(tx, actor.userSid, ctx.config.organizationsPerUser);
+          await checkOrganizationQuota(tx, actor.userSid, settings.organizations_per_user);
           return createOrganization(tx, {
             name: body.name,
             description: body.description,
-            credits: ctx.config.initialCredits,
+            credits: settings.initial_credits,
             admin: { sid: actor.userSid, email: actor.email, firstName: actor.firstName, lastName: actor.lastName },
           });
         });
-        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, serializer);
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid, ctx.config.salesContact))!, serializer);
       },
     },
   });
@@ -60,7 +62,7 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
       handler: async (actor, sid) => {
         if (!isSid(sid)) throw errors.notFound();
         await requireRecordAccess(ctx.db, actor, sid);
-        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, 'detail');
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid, ctx.config.salesContact))!, 'detail');
       },
     },
     patch: {
@@ -71,7 +73,7 @@ export function registerOrganizations(app: FastifyInstance, ctx: AppContext): vo
         const membership = await requireRecordAccess(ctx.db, actor, sid);
         if (!permissions.organization.change(membership)) throw errors.forbidden();
         await ctx.db.update(organizations).set({ ...body, dateUpdated: sql`now()` }).where(eq(organizations.sid, sid));
-        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid))!, 'detail');
+        return serializeOrganization((await findForUser(ctx.db, sid, actor.userSid, ctx.config.salesContact))!, 'detail');
       },
     },
   });

@@ -6,6 +6,7 @@ export const OrganizationShapes = {
   list: Type.Object({ sid: Sid, name: Type.String(), description: Type.String(), credits: Money, change_permission: Type.Boolean() }),
   detail: Type.Object({
     sid: Sid, name: Type.String(), description: Type.String(), credits: Money,
+    credits_contact: Type.String({ description: 'who to contact for credits (SALES_CONTACT): an instance administrator grants them' }),
     date_created: Timestamp, date_updated: Timestamp, change_permission: Type.Boolean(),
   }),
 };

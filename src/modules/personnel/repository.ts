@@ -5,6 +5,7 @@ import { personnel, users } from '../../db/schema.js';
 import { containsPattern, isoDate, isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { activeMember } from '../../core/rules.js';
+import { queryBool } from '../../core/schemas.js';
 
 const updater = alias(users, 'updater');
 
@@ -50,6 +51,8 @@ export interface PersonnelFilter {
   search?: string;
   /** The record of this account (index personnel_user_idx). */
   user__sid?: string;
+  /** Only the Admins ("true"; index personnel_org_admins_idx) or only the others. */
+  is_administrator?: string;
 }
 
 /** An organization's personnel, those the filter finds. */
@@ -59,6 +62,7 @@ function inOrganization(orgSid: string, filter: PersonnelFilter): SQL {
     eq(personnel.organizationSid, orgSid),
     pattern ? sql`((${personnel.firstName} || ' ' || ${personnel.lastName}) ILIKE ${pattern} OR ${personnel.email} ILIKE ${pattern})` : undefined,
     filter.user__sid ? eq(personnel.userSid, filter.user__sid) : undefined,
+    filter.is_administrator !== undefined ? eq(personnel.isAdministrator, queryBool(filter.is_administrator)) : undefined,
   )!;
 }
 

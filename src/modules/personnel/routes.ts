@@ -23,7 +23,8 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
     get: {
       summary: 'List the members of an organization (Admin, Member)',
       description: 'Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); '
-        + '`user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.',
+        + '`user__sid`: only the record of that account (a caller finds their own with their user sid); `is_administrator`: only the '
+        + 'Admins (who add people to projects) or only the others. `count` is the number found.',
       query: PersonnelListQuery,
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),

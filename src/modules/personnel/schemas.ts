@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, BoolLike, DateString, JsonValue, Sid, Text, Timestamp } from '../../core/schemas.js';
+import { Body, BoolLike, DateString, JsonValue, QueryBool, Sid, Text, Timestamp } from '../../core/schemas.js';
 import { Email } from '../accounts/schemas.js';
 
 const DashboardEntry = Type.Object({ link: Type.String(), note: Type.String() });
@@ -33,6 +33,7 @@ export const PersonnelListQuery = {
     maxLength: 255, description: 'only members whose name ("First Last") or email contains this text (case-insensitive; empty: everyone)',
   })),
   user__sid: Type.Optional(Type.String({ maxLength: 64, description: "only the record of this account (the caller's own: their user sid)" })),
+  is_administrator: Type.Optional(QueryBool('only the Admins (true) or only the others (false)')),
 };
 
 const DateEnd = Type.Union([DateString, Type.Literal(''), Type.Null()], { description: 'YYYY-MM-DD; "" or null for none' });
