@@ -97,6 +97,17 @@ describe('personnel search', () => {
     assert.equal(both.count, 0, 'both filters apply');
   });
 
+  test('is_administrator: only the Admins (who add people to projects), or only the others', async () => {
+    const admins = assertPage(await member.api.get(paths.personnelList(org.sid, 'name', { is_administrator: 'true' })), 'personnel.name');
+    assert.deepEqual([admins.count, admins.results.map((p) => p.sid)], [1, [admin.personnel.sid]]);
+    const others = assertPage(await admin.api.get(paths.personnelList(org.sid, 'list', { is_administrator: 'False' })), 'personnel.list');
+    assert.equal(others.count, 5, 'the member and the four added');
+    assert.ok(others.results.every((p) => !p.is_administrator));
+    const searched = assertPage(await admin.api.get(paths.personnelList(org.sid, 'list', { is_administrator: 'true', search: 'lovelace' })), 'personnel.list');
+    assert.equal(searched.count, 0, 'both filters apply');
+    expectFieldErrors(await admin.api.get(paths.personnelList(org.sid, 'list', { is_administrator: 'maybe' })), ['is_administrator']);
+  });
+
   test('a search longer than 255 characters is refused: 400 naming the field', async () => {
     const res = await admin.api.get(paths.personnelList(org.sid, 'list', { search: 'x'.repeat(256) }));
     expectFieldErrors(res, ['search']);
