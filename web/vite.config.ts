@@ -11,7 +11,7 @@ const api = process.env.RECORDS_API_URL ?? 'http://127.0.0.1:8000';
 
 // The API's top-level path segments. A page load (Accept: text/html) of one of them, such
 // as the emailed /accounts/resetpassword/?tag=… link, is the app's, not the API's.
-const apiPrefixes = ['/accounts', '/organizations', '/projects', '/tables', '/widgets', '/notifications', '/health', '/openapi.json', '/docs'];
+const apiPrefixes = ['/accounts', '/admin/', '/organizations', '/projects', '/tables', '/widgets', '/notifications', '/health', '/openapi.json', '/docs'];
 const toApi: ProxyOptions = {
   target: api,
   changeOrigin: false,

@@ -101,7 +101,16 @@ describe('the account screen of a member', () => {
     assert.equal(await page.getByRole('region', { name: 'Your new API key' }).count(), 0);
     assert.equal(await page.getByText(key).count(), 0);
 
+    // Revoked only after a confirmation: "Keep it" leaves it working.
     await page.getByRole('button', { name: 'Revoke nightly import' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke the key “nightly import”?' });
+    await confirm.waitFor();
+    await assertAccessible(page, 'revoking an API key');
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    assert.equal(await withKey(key, '/accounts/checktoken/'), 200, 'a key kept still works');
+    await page.getByRole('button', { name: 'Revoke nightly import' }).click();
+    await confirm.getByRole('button', { name: 'Revoke the key' }).click();
     await page.getByRole('status').filter({ hasText: 'The key “nightly import” is revoked: it no longer works.' }).waitFor();
     await page.getByText('You have no API key.').waitFor();
     assert.equal(await withKey(key, '/accounts/checktoken/'), 401, 'a revoked key is refused');

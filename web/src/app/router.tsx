@@ -4,7 +4,8 @@
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Navigate, Outlet, redirect, useParams } from '@tanstack/react-router';
 import type { QueryClient } from '@tanstack/react-query';
 import { ErrorMessage, Loading } from '../components/ui';
-import { sessionQuery, useSession } from '../features/auth/api/session';
+import { sessionQuery, useSession, useSessionAwaitingProof } from '../features/auth/api/session';
+import { UnprovenPage } from '../features/auth/components/unproven-page';
 import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from '../features/auth/components/auth-pages';
 import { useOrganizations } from '../features/organizations/api/organizations';
 import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
@@ -28,6 +29,21 @@ const tagSearch = (search: Record<string, unknown>): { tag?: string } => (typeof
 
 const rootRoute = createRootRouteWithContext<RouterContext>()({
   component: Outlet,
+  // A screen whose data cannot load says so in words, with a way on (never a bare "Something went wrong").
+  errorComponent: function RouteError({ error, reset }) {
+    return (
+      <main>
+        <h1>This page could not be shown</h1>
+        <ErrorMessage error={error} />
+        <p>
+          <button type="button" className="button button-primary" onClick={reset}>
+            Try again
+          </button>{' '}
+          <a href="/">Go to the start page</a>
+        </p>
+      </main>
+    );
+  },
   notFoundComponent: () => (
     <main>
       <h1>Not found</h1>
@@ -75,8 +91,25 @@ const signedInRoute = createRoute({
     const user = await context.queryClient.ensureQueryData(sessionQuery);
     if (!user) throw redirect({ to: '/signin', search: { redirect: location.href } });
   },
-  component: Outlet,
+  component: SignedIn,
 });
+
+/**
+ * Every signed-in screen; until the account has proved its email, the screen that waits for
+ * the proof (in the frame) instead, which turns into the screen asked for once it lands.
+ */
+function SignedIn() {
+  const session = useSessionAwaitingProof();
+  const user = session.data;
+  if (user && !user.is_email_verified) {
+    return (
+      <Shell>
+        <UnprovenPage user={user} />
+      </Shell>
+    );
+  }
+  return <Outlet />;
+}
 
 /** `/`: the person's organization, or the first-run page that creates one. */
 const homeRoute = createRoute({
@@ -240,6 +273,29 @@ const executionRoute = createRoute({
   },
 });
 
+// The instance's administration (its administrators only; lazy: most people never open it).
+const AdminLayout = lazyRouteComponent(() => import('../features/admin/components/admin-page'), 'AdminLayout');
+const AdminOrganizations = lazyRouteComponent(() => import('../features/admin/components/organizations-section'), 'OrganizationsSection');
+const AdminAccounts = lazyRouteComponent(() => import('../features/admin/components/accounts-section'), 'AccountsSection');
+const AdminSettings = lazyRouteComponent(() => import('../features/admin/components/settings-section'), 'SettingsSection');
+const AdminMail = lazyRouteComponent(() => import('../features/admin/components/mail-section'), 'MailSection');
+
+const administrationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/administration',
+  component: function Administration() {
+    return (
+      <Shell>
+        <AdminLayout />
+      </Shell>
+    );
+  },
+});
+const adminOrganizationsRoute = createRoute({ getParentRoute: () => administrationRoute, path: '/', component: AdminOrganizations });
+const adminAccountsRoute = createRoute({ getParentRoute: () => administrationRoute, path: '/accounts', component: AdminAccounts });
+const adminSettingsRoute = createRoute({ getParentRoute: () => administrationRoute, path: '/settings', component: AdminSettings });
+const adminMailRoute = createRoute({ getParentRoute: () => administrationRoute, path: '/mail', component: AdminMail });
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   signUpRoute,
@@ -249,6 +305,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,
+    administrationRoute.addChildren([adminOrganizationsRoute, adminAccountsRoute, adminSettingsRoute, adminMailRoute]),
     organizationRoute.addChildren([
       overviewRoute,
       personnelRoute,

@@ -4,7 +4,7 @@
 // then every screen re-reads what it shows, app/live-access.ts), the account, and signing out.
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, type ReactNode } from 'react';
 import { Button } from '../components/ui';
 import { useSession, useSignOut } from '../features/auth/api/session';
 import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
@@ -12,7 +12,8 @@ import { InboxLink } from '../features/notifications/components/inbox-link';
 import { LiveNotificationsProvider } from '../features/notifications/components/live-context';
 import { refreshAfterAccessChange } from './live-access';
 
-export function Shell({ orgSid }: { orgSid?: string }) {
+/** The frame around `children`, or around the route's screen (the Outlet). */
+export function Shell({ orgSid, children }: { orgSid?: string; children?: ReactNode }) {
   const session = useSession();
   const signOut = useSignOut();
   const navigate = useNavigate();
@@ -49,6 +50,11 @@ export function Shell({ orgSid }: { orgSid?: string }) {
           </nav>
         )}
         <span className="spacer" />
+        {user?.is_instance_admin && (
+          <Link to="/administration" className="admin-link">
+            Administration
+          </Link>
+        )}
         {orgSid && <InboxLink orgSid={orgSid} />}
         {user &&
           (orgSid ? (
@@ -62,9 +68,7 @@ export function Shell({ orgSid }: { orgSid?: string }) {
           ))}
         <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/signin' }) })}>Sign out</Button>
       </header>
-      <div id="content">
-        <Outlet />
-      </div>
+      <div id="content">{children ?? <Outlet />}</div>
     </>
   );
   return orgSid ? (

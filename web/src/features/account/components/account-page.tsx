@@ -3,7 +3,7 @@
 // and signing out everywhere. Everything here is the person's own: no role is needed.
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { Button, ErrorMessage, Loading, Notice, TextField } from '../../../components/ui';
+import { Button, Dialog, ErrorMessage, Loading, Notice, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
 import { useSession } from '../../auth/api/session';
 import { NotificationSettings } from '../../notifications/components/notification-settings';
@@ -38,6 +38,16 @@ function ApiKeys({ userSid }: { userSid: string }) {
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
+  // The key whose revocation waits for a confirmation.
+  const [revoking, setRevoking] = useState<{ sid: string; name: string } | null>(null);
+  const confirmRevoke = (key: { sid: string; name: string }) =>
+    revoke.mutate(key.sid, {
+      onSuccess: () => {
+        setRevoking(null);
+        setRevoked(`The key “${key.name}” is revoked: it no longer works.`);
+        if (created && created.name === key.name) setCreated(null);
+      },
+    });
   const onCreate = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -95,14 +105,10 @@ function ApiKeys({ userSid }: { userSid: string }) {
                       variant="danger"
                       aria-label={`Revoke ${key.name}`}
                       disabled={revoke.isPending}
-                      onClick={() =>
-                        revoke.mutate(key.sid, {
-                          onSuccess: () => {
-                            setRevoked(`The key “${key.name}” is revoked: it no longer works.`);
-                            if (created && created.name === key.name) setCreated(null);
-                          },
-                        })
-                      }
+                      onClick={() => {
+                        revoke.reset();
+                        setRevoking({ sid: key.sid, name: key.name });
+                      }}
                     >
                       Revoke
                     </Button>
@@ -113,8 +119,21 @@ function ApiKeys({ userSid }: { userSid: string }) {
           </table>
         </div>
       )}
-      <ErrorMessage error={revoke.error} />
       {revoked && <Notice>{revoked}</Notice>}
+      <Dialog open={revoking !== null} title={revoking ? `Revoke the key “${revoking.name}”?` : 'Revoke the key?'} onClose={() => setRevoking(null)}>
+        {revoking && (
+          <>
+            <p>Every script that uses it is refused from now on. This cannot be undone: a script needs a new key then.</p>
+            <ErrorMessage error={revoke.error} />
+            <div className="buttons">
+              <Button variant="danger" disabled={revoke.isPending} onClick={() => confirmRevoke(revoking)}>
+                Revoke the key
+              </Button>
+              <Button onClick={() => setRevoking(null)}>Keep it</Button>
+            </div>
+          </>
+        )}
+      </Dialog>
       {created && (
         <div className="panel new-key" role="region" aria-label="Your new API key">
           <p>

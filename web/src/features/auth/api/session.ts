@@ -2,14 +2,10 @@
 // the account pages' requests (sign up, forgotten password, reset, email proof).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, toApiError, unwrap } from '../../../lib/api/client';
+import type { components } from '../../../lib/api/schema';
 
 /** The signed-in person, as the session endpoint gives them. */
-export interface SessionUser {
-  sid: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-}
+export type SessionUser = components['schemas']['SessionUser'];
 
 /** The session's user, or null when nobody is signed in (401). */
 export const sessionQuery = queryOptions({
@@ -26,6 +22,32 @@ export const sessionQuery = queryOptions({
 /** The signed-in person (null when signed out). */
 export function useSession() {
   return useQuery(sessionQuery);
+}
+
+/** How often an account whose email is not proved yet asks whether it is now. */
+export const PROOF_POLL_MS = 3_000;
+
+/**
+ * The session of an account whose email is not proved yet, asked for again every few
+ * seconds: the screen that waits for the proof turns into the app the moment it lands
+ * (the link opened in another tab, on a phone …).
+ */
+export function useSessionAwaitingProof() {
+  return useQuery({ ...sessionQuery, refetchInterval: (query) => (query.state.data?.is_email_verified === false ? PROOF_POLL_MS : false) });
+}
+
+/** Mails a new link that proves the signed-in person's email. */
+export function useResendProof() {
+  return useMutation({ mutationFn: () => unwrap(api.POST('/accounts/verifyemail/resend/')) });
+}
+
+/** Names another address for an account whose email is not proved yet: its link makes it the sign-in address. */
+export function useChangeEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (email: string) => unwrap(api.POST('/accounts/changeemail/', { body: { email } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey }),
+  });
 }
 
 /** Signs in with email and password; the API sets the HttpOnly session cookie. */

@@ -1,6 +1,6 @@
 // The account screens: sign in, sign up, forgotten password, reset (the emailed link) and
 // email proof (the emailed link).
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, type FormEvent } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
@@ -54,43 +54,21 @@ export function SignInPage({ redirect }: { redirect?: string }) {
   );
 }
 
-/** Create an account, then sign in with it. */
+/**
+ * Create an account, then sign in with it. The app then shows the screen that waits for the
+ * proof of the email (router.tsx, SignedIn), which carries on by itself once it lands.
+ */
 export function SignUpPage() {
   const signUp = useSignUp();
   const signIn = useSignIn();
   const navigate = useNavigate();
-  const [unproven, setUnproven] = useState<string | null>(null);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     const { email, password, first_name, last_name } = formValues(event);
     signUp.mutate(
       { email, password, first_name, last_name },
-      {
-        onSuccess: (account) => {
-          const verified = (account as { is_email_verified?: boolean }).is_email_verified;
-          signIn.mutate(
-            { username: email, password },
-            {
-              onSuccess: () => {
-                if (verified === false) setUnproven(email);
-                else void navigate({ to: '/' });
-              },
-            },
-          );
-        },
-      },
+      { onSuccess: () => signIn.mutate({ username: email, password }, { onSuccess: () => void navigate({ to: '/' }) }) },
     );
   };
-  if (unproven) {
-    return (
-      <AuthFrame title="Check your email">
-        <Notice>
-          We sent a link to {unproven}. Open it to prove the address; until then, organizations that added you by
-          email cannot show you their records.
-        </Notice>
-        <Link to="/">Continue</Link>
-      </AuthFrame>
-    );
-  }
   const error = signUp.error ?? signIn.error;
   return (
     <AuthFrame title="Create an account">

@@ -83,6 +83,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
         <TableRows
           key={`${projectSid}:${search ?? ''}`}
           gridKey={{ orgSid, tableSid, projectSid, search }}
+          projectName={projects.data?.results.find((p) => p.sid === projectSid)?.name ?? 'this project'}
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
         />
@@ -96,10 +97,11 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
 interface TableRowsProps {
   gridKey: GridKey;
   tableName: string;
+  projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
 }
 
-function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
@@ -223,6 +225,9 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         )}
       </div>
       <ErrorMessage error={updateRow.error} />
+      {!addAllowed && (
+        <RoleNote orgSid={orgSid} projectSid={projectSid} projectName={projectName} mayGiveRoles={Boolean(me.data?.is_administrator) || isProjectAdmin} />
+      )}
       <p className="live-status" role="status">
         {liveStatusText(live)}
       </p>
@@ -236,7 +241,7 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
             ? `No row's name contains "${gridKey.search}".`
             : addAllowed
               ? 'No rows yet. Add the first with "Add row", then type in its cells.'
-              : 'No rows yet. People with the Project Admin or Project Edit role add them.'}
+              : 'No rows yet. People with the Project Admin or Project Edit role in the project add them.'}
         </p>
       ) : (
         <RecordsGrid
@@ -274,5 +279,22 @@ function TableRows({ gridKey, tableName, columnsOfTable }: TableRowsProps) {
         </form>
       </Dialog>
     </>
+  );
+}
+
+/**
+ * Why rows cannot be added or changed here, and the way to where project roles are given
+ * (the project's members): an organization Admin who made everything gives themself one there.
+ */
+function RoleNote({ orgSid, projectSid, projectName, mayGiveRoles }: { orgSid: string; projectSid: string; projectName: string; mayGiveRoles: boolean }) {
+  return (
+    <p className="role-note" role="note">
+      You need the Project Admin or Project Edit role in {projectName} to add or change its rows.{' '}
+      {mayGiveRoles ? 'You may give yourself one on the project’s page: ' : 'The project’s Admins and the organization’s Admins give roles on the project’s page: '}
+      <Link to="/o/$org/projects/$project" params={{ org: orgSid, project: projectSid }} hash="project-members">
+        Members of {projectName}
+      </Link>
+      .
+    </p>
   );
 }

@@ -172,13 +172,15 @@ export function RecordsGrid(props: RecordsGridProps) {
   };
 
   const focusedRendered = items.some((item) => item.index === focused.row);
+  // A popover under a cell being edited in one of the last rows needs room below them.
+  const editingNearEnd = editing !== null && editing.position.row >= rowCount - 3;
   const template = `minmax(14rem, 1.4fr) repeat(${columns.length}, minmax(11rem, 1fr))`;
 
   return (
     <div className="grid-frame">
       <div
         ref={scrollRef}
-        className="grid-scroll"
+        className={`grid-scroll${editingNearEnd ? ' has-popover-room' : ''}`}
         role="grid"
         aria-label={label}
         aria-rowcount={rowCount + 1}
@@ -210,14 +212,19 @@ export function RecordsGrid(props: RecordsGridProps) {
           {items.map((item) => {
             const row = rowAt(item.index);
             const readOnly = row ? row.is_locked || row.is_archived : false;
+            // A refused write's message shows inside its cell, and the row grows to hold it
+            // (measured), so it covers no other row's cell.
+            const refused = row ? columns.some((column) => errorAt(row.sid, column.sid)) : false;
             return (
               <div
                 key={item.key}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
                 role="row"
                 aria-rowindex={item.index + 2}
                 aria-busy={row ? undefined : true}
-                className={`grid-row${readOnly ? ' grid-row-readonly' : ''}`}
-                style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                className={`grid-row${readOnly ? ' grid-row-readonly' : ''}${refused ? ' grid-row-tall' : ''}`}
+                style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)` }}
               >
                 <div
                   role="rowheader"
@@ -304,7 +311,7 @@ export function RecordsGrid(props: RecordsGridProps) {
                         <span className="cell-value">{value}</span>
                       )}
                       {error && !isEditing && (
-                        <span id={errorId} role="alert" className="cell-popover cell-error">
+                        <span id={errorId} role="alert" className="cell-error">
                           {error}
                         </span>
                       )}

@@ -3,8 +3,10 @@
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
-import { ErrorMessage, Loading, Pager } from '../../../components/ui';
+import { Button, ErrorMessage, Loading, Pager } from '../../../components/ui';
 import { useCreateProject, useProjects } from '../../projects/api/projects';
+import { useOrganizationAdmins } from '../../personnel/api/personnel';
+import { useOrganization } from '../api/organizations';
 import { useCreateTable, useTables } from '../../tables/api/tables';
 
 export function OrganizationOverview({ orgSid }: { orgSid: string }) {
@@ -33,10 +35,14 @@ function ProjectsSection({ orgSid }: { orgSid: string }) {
       ) : (
         <>
           {projects.data.results.length === 0 ? (
-            <p className="empty">
-              No projects yet. A project holds records and says who may change them (its members and their roles).
-              {projects.data.add_permission ? ' Create the first one below.' : " Your organization's Admins create projects."}
-            </p>
+            projects.data.add_permission ? (
+              <p className="empty">
+                No projects yet. A project holds records and says who may change them (its members and their roles). Create the
+                first one below.
+              </p>
+            ) : (
+              <NoProjectRole orgSid={orgSid} onCheckAgain={() => void projects.refetch()} checking={projects.isFetching} />
+            )
           ) : (
             <ul className="list">
               {projects.data.results.map((project) => (
@@ -106,5 +112,36 @@ function TablesSection({ orgSid }: { orgSid: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * A member sees only the projects where they hold a role: with none, say so (the
+ * organization may well have projects) and who can give them one.
+ */
+export function NoProjectRole({ orgSid, onCheckAgain, checking }: { orgSid: string; onCheckAgain?: () => void; checking?: boolean }) {
+  const organization = useOrganization(orgSid);
+  const admins = useOrganizationAdmins(orgSid);
+  const names = admins.data?.results.map((person) => `${person.name} (${person.email})`) ?? [];
+  const more = (admins.data?.count ?? 0) - names.length;
+  return (
+    <div className="empty" role="note">
+      <p>
+        You have no role in any project of {organization.data?.name ?? 'this organization'} yet, so no project is listed here:
+        each project shows only to its members. A project&apos;s Admins, or an Admin of the organization, can give you a role in one
+        (on the project&apos;s page, Members).
+      </p>
+      {names.length > 0 && (
+        <p>
+          Admins of {organization.data?.name ?? 'the organization'}: {names.join(', ')}
+          {more > 0 ? ` and ${more} more` : ''}.
+        </p>
+      )}
+      {onCheckAgain && (
+        <Button onClick={onCheckAgain} disabled={checking}>
+          Check again
+        </Button>
+      )}
+    </div>
   );
 }

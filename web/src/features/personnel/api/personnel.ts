@@ -43,13 +43,29 @@ export function usePersonnelNames(orgSid: string, search = '') {
   });
 }
 
-/** One member in the detail shape. */
-export function usePersonnelDetail(sid: string | null) {
+/** The organization's Admins (the first 10, and how many there are): who adds people to projects. */
+export function useOrganizationAdmins(orgSid: string, enabled = true) {
   return useQuery({
-    queryKey: ['personnel-detail', sid],
-    enabled: Boolean(sid),
-    queryFn: () => unwrap(api.GET('/organizations/personnel/detail/{sid}/', { params: { path: { sid: sid! } } })),
+    queryKey: ['personnel-admins', orgSid],
+    enabled,
+    queryFn: () =>
+      unwrap(
+        api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
+          params: { path: { level: 'organization', sid: orgSid }, query: { is_administrator: 'true', page_size: 10 } },
+        }),
+      ),
   });
+}
+
+/** One member in the detail shape. */
+export const personnelDetailQuery = (sid: string) =>
+  queryOptions({
+    queryKey: ['personnel-detail', sid],
+    queryFn: () => unwrap(api.GET('/organizations/personnel/detail/{sid}/', { params: { path: { sid } } })),
+  });
+
+export function usePersonnelDetail(sid: string | null) {
+  return useQuery({ ...personnelDetailQuery(sid ?? ''), enabled: Boolean(sid) });
 }
 
 export interface NewPersonnel {

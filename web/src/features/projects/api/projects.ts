@@ -81,12 +81,18 @@ export function useMyProjectRole(projectSid: string | undefined, personnelSid: s
   });
 }
 
+/**
+ * After a change of the project's members: its member list, the caller's role in it, and the
+ * project's cached grid pages (their add_permission and change_permission follow the roles),
+ * read again when next shown.
+ */
 function useInvalidateMembers(projectSid: string) {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: ['project-members', projectSid] }),
       queryClient.invalidateQueries({ queryKey: ['my-project-role', projectSid] }),
+      queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] === 'grid' && query.queryKey[2] === projectSid }),
     ]);
 }
 

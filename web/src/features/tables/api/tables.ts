@@ -18,10 +18,11 @@ export function useTables(orgSid: string, page = 1) {
   return useQuery(tablesQuery(orgSid, page));
 }
 
-/** One table with its columns, by order. */
+/** One table with its columns, by order; asked for only once its sid is known (a history learns it from its row). */
 export const tableQuery = (tableSid: string) =>
   queryOptions({
     queryKey: ['table', tableSid],
+    enabled: tableSid !== '',
     queryFn: () => unwrap(api.GET('/tables/table/detail/{sid}/', { params: { path: { sid: tableSid } } })),
   });
 

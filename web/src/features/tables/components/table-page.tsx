@@ -1,10 +1,13 @@
 // A table: its columns (each through a widget, with the widget's price), the form to add
 // one for Admins, and a way into its rows for each project.
 import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
 import { ErrorMessage, Loading, TableFrame } from '../../../components/ui';
 import { useProjects } from '../../projects/api/projects';
-import { useWidgets } from '../../widgets/api/widgets';
+import { isCellWidget, useWidgets } from '../../widgets/api/widgets';
+import { CreditsWarning } from '../../organizations/components/credits-warning';
+import { NoProjectRole } from '../../organizations/components/overview';
 import { useColumns, useCreateColumn, useTable } from '../api/tables';
 
 export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: string }) {
@@ -14,8 +17,12 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
   const projects = useProjects(orgSid);
   const create = useCreateColumn(orgSid, tableSid);
   const priceOf = new Map(widgets.data?.results.map((w) => [w.sid, w.price]) ?? []);
+  // Only widgets that edit a cell: a workflow step's widget (notify, set_cell …) is not a way to write one.
+  const cellWidgets = widgets.data?.results.filter(isCellWidget) ?? [];
   // A new column is a free text column unless the person picks another widget.
-  const defaultWidget = widgets.data?.results.find((w) => w.kind === 'text')?.sid ?? widgets.data?.results[0]?.sid ?? '';
+  const defaultWidget = cellWidgets.find((w) => w.kind === 'text')?.sid ?? cellWidgets[0]?.sid ?? '';
+  const [picked, setPicked] = useState<string | null>(null);
+  const chosenWidget = cellWidgets.find((w) => w.sid === (picked ?? defaultWidget));
   if (table.isPending || columns.isPending) return <Loading />;
   if (table.error || columns.error) return <ErrorMessage error={table.error ?? columns.error} />;
   return (
@@ -38,9 +45,11 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
               </li>
             ))}
           </ul>
-        ) : (
-          <p>No project you can see yet: rows live in projects.</p>
-        )}
+        ) : projects.data?.add_permission ? (
+          <p className="empty">No project yet: rows live in projects. Create one on the Overview.</p>
+        ) : projects.data ? (
+          <NoProjectRole orgSid={orgSid} onCheckAgain={() => void projects.refetch()} checking={projects.isFetching} />
+        ) : null}
       </section>
       <section aria-labelledby="columns-heading">
         <h2 id="columns-heading">Columns</h2>
@@ -79,19 +88,28 @@ export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: stri
           pending={create.isPending}
           error={create.error}
           onCreate={(values, form) =>
-            create.mutate({ name: values.name, widget: values.widget || defaultWidget }, { onSuccess: () => form.reset() })
+            create.mutate(
+              { name: values.name, widget: values.widget || defaultWidget },
+              {
+                onSuccess: () => {
+                  form.reset();
+                  setPicked(null);
+                },
+              },
+            )
           }
         >
           <div className="field">
             <label htmlFor="column-widget">Widget</label>
-            <select id="column-widget" name="widget" key={defaultWidget} defaultValue={defaultWidget}>
-              {widgets.data?.results.map((w) => (
+            <select id="column-widget" name="widget" key={defaultWidget} defaultValue={defaultWidget} onChange={(event) => setPicked(event.target.value)}>
+              {cellWidgets.map((w) => (
                 <option key={w.sid} value={w.sid}>
                   {w.name} ({w.price} a write)
                 </option>
               ))}
             </select>
           </div>
+          {chosenWidget && <CreditsWarning orgSid={orgSid} price={chosenWidget.price} what={`the ${chosenWidget.name} widget`} />}
         </CreateForm>
       </section>
     </main>

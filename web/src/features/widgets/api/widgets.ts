@@ -17,6 +17,12 @@ export const widgetsQuery = (orgSid: string) =>
       ),
   });
 
+/** The kinds of the built-in workflow step widgets (docs/workflows.md): they act on a row, they do not edit a cell. */
+export const STEP_KINDS = ['notify', 'set_cell', 'lock_row', 'wait_event'] as const;
+
+/** Whether a widget is a way to edit a cell (offered for a column), not a workflow step's. */
+export const isCellWidget = (widget: { kind: string }) => !(STEP_KINDS as readonly string[]).includes(widget.kind);
+
 export function useWidgets(orgSid: string) {
   return useQuery(widgetsQuery(orgSid));
 }

@@ -3,11 +3,11 @@
 // notify {to, name, body?, should_email?}, set_cell {column, value}, lock_row {},
 // wait_event {event}; any other widget does nothing and takes no settings.
 import { useId, useState, type FormEvent } from 'react';
-import { Button, Checkbox, ErrorMessage, Loading, TextField } from '../../../components/ui';
+import { Button, Checkbox, ErrorMessage, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { usePersonnelNames } from '../../personnel/api/personnel';
 import { useWidgets } from '../../widgets/api/widgets';
 import { useWorkflowTable, type JsonObject, type Step, type StepInput, type Workflow } from '../api/workflows';
+import { RecipientsField } from './recipients-field';
 
 /** What each kind of step does, for people. */
 export const KIND_LABELS: Record<string, string> = {
@@ -222,36 +222,11 @@ function ColumnSetting({ tableSid, initial, errors }: { tableSid?: string; initi
 }
 
 function NotifySettings({ orgSid, initial, errors }: { orgSid: string; initial: Record<string, unknown>; errors: Record<string, string[]> }) {
-  const personnel = usePersonnelNames(orgSid);
-  const known = new Set(personnel.data?.results.map((p) => p.sid) ?? []);
-  const given = initial.to;
-  const sids = Array.isArray(given) ? given.map((v) => (typeof v === 'string' ? v : String((v as { sid?: unknown }).sid ?? ''))) : [];
-  const checked = new Set(sids.filter((sid) => known.has(sid)));
-  const other = typeof given === 'string' ? given : sids.filter((sid) => !known.has(sid)).join(', ');
   const str = (name: string) => (typeof initial[name] === 'string' ? (initial[name] as string) : '');
   const id = useId();
-  // The recipients' checkboxes start as the step has them: drawn once the personnel are known.
-  if (personnel.isPending) return <Loading what="Loading personnel…" />;
   return (
     <>
-      <ErrorMessage error={personnel.error} />
-      <fieldset aria-describedby={errors['data.to'] ? `${id}-to-errors` : undefined}>
-        <legend>Recipients</legend>
-        {personnel.data?.results.map((person) => (
-          <Checkbox key={person.sid} name="setting.to" value={person.sid} label={person.name} defaultChecked={checked.has(person.sid)} />
-        ))}
-        <TextField
-          label="Other recipients"
-          name="setting.to-other"
-          defaultValue={other}
-          hint="Personnel sids separated by commas, or a reference such as {{variables.reviewers}}."
-        />
-        {errors['data.to'] && (
-          <span id={`${id}-to-errors`} className="field-error">
-            {errors['data.to'].join(' ')}
-          </span>
-        )}
-      </fieldset>
+      <RecipientsField orgSid={orgSid} initial={initial.to} errors={errors['data.to']} />
       <TextField label="Notification title" name="setting.name" required defaultValue={str('name')} errors={errors['data.name']} />
       <div className="field">
         <label htmlFor={`${id}-body`}>Message</label>
