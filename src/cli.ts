@@ -56,7 +56,7 @@ const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
   },
   {
     name: 'instance-admin',
-    flags: '(--grant <email> | --revoke <email>)',
+    flags: '--grant <email> | --revoke <email>',
     does: 'Makes the account with that email an administrator of the instance (--grant), or no longer one (--revoke). '
       + 'Administrators grant organizations credits, disable accounts and change settings in the app (Administration) or '
       + 'through /admin/. The first account of a fresh instance becomes one when it proves its email, unless an administrator '

@@ -49,7 +49,9 @@ after(async () => {
 
 const page = () => ada.page;
 const cell = (p: Page, row: string, column: string) => p.getByRole('gridcell', { name: `${column} of ${row}` });
-const credits = (p: Page) => p.getByLabel('Credits');
+/** Waits until the frame shows these credits (a cached value is replaced once read again). */
+const creditsAre = (p: Page, amount: string) =>
+  p.waitForFunction((want) => document.querySelector('output[aria-label="Credits"]')?.textContent === want, amount);
 
 /** The path and query of the link to `linkPath` in the next mail to `to` (as a person clicks it). */
 async function mailedLink(to: string, linkPath: string, subject?: RegExp): Promise<string> {
@@ -112,7 +114,7 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     await p.getByRole('button', { name: 'Create organization' }).click();
     await p.getByRole('heading', { name: 'Overview' }).waitFor();
     orgPath = new URL(p.url()).pathname.replace(/\/$/, '');
-    assert.equal(await credits(p).textContent(), '$0.00');
+    await creditsAre(p, '$0.00');
     await p.getByLabel('Project name').fill('Enzyme kinetics');
     await p.getByRole('button', { name: 'Add project' }).click();
     await p.getByRole('link', { name: 'Enzyme kinetics' }).waitFor();
@@ -185,7 +187,7 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     const p = page();
     await p.getByRole('link', { name: 'Records' }).click();
     await p.getByRole('heading', { name: 'Overview' }).waitFor();
-    assert.equal(await credits(p).textContent(), '$1.00');
+    await creditsAre(p, '$1.00');
     await p.getByRole('link', { name: 'Samples' }).click();
     await p.getByRole('link', { name: 'Rows of Enzyme kinetics' }).click();
     const note = p.getByRole('note').filter({ hasText: 'You need the Project Admin or Project Edit role in Enzyme kinetics to add or change its rows.' });
@@ -217,7 +219,7 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     assert.equal(await write(p, 'Sample 1', 'Sample name', 'Alpha'), 201);
     assert.equal(await write(p, 'Sample 1', 'Absorbance', '0.412'), 201);
     assert.equal(await write(p, 'Sample 2', 'Absorbance', '0.398'), 201);
-    await p.waitForFunction(() => document.querySelector('output[aria-label="Credits"]')?.textContent === '$0.00');
+    await creditsAre(p, '$0.00');
     assert.equal(await write(p, 'Sample 1', 'Absorbance', '0.5'), 406);
     const refusal = cell(p, 'Sample 1', 'Absorbance').getByRole('alert');
     await refusal.waitFor();
@@ -252,9 +254,9 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     await p.getByRole('status').filter({ hasText: 'its credits are now $5.00' }).waitFor();
     await p.goBack();
     await cell(p, 'Sample 1', 'Absorbance').waitFor();
-    await p.waitForFunction(() => document.querySelector('output[aria-label="Credits"]')?.textContent === '$5.00');
+    await creditsAre(p, '$5.00');
     assert.equal(await write(p, 'Sample 1', 'Absorbance', '0.5'), 200);
-    await p.waitForFunction(() => document.querySelector('output[aria-label="Credits"]')?.textContent === '$4.50');
+    await creditsAre(p, '$4.50');
     assert.equal(await cell(p, 'Sample 1', 'Absorbance').getByRole('alert').count(), 0);
   });
 

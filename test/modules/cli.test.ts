@@ -108,7 +108,7 @@ describe('operator CLI', () => {
       assert.equal(res.stderr, '');
       assert.match(res.stdout, /^The Records Service operator CLI\.\n\nUsage: npm run cli -- <command>/);
       const commands = [...res.stdout.matchAll(/^  ([a-z-]+)(?: --|$)/gm)].map((m) => m[1]).sort();
-      assert.deepEqual(commands, ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'openapi', 'prove-email']);
+      assert.deepEqual(commands, ['create-api-key', 'create-organization', 'create-user', 'credits', 'help', 'instance-admin', 'openapi', 'prove-email']);
       assert.match(res.stdout, /stop the server before using the CLI on it/);
       assert.match(res.stdout, /Passwords are never taken as arguments/);
     }
@@ -213,6 +213,31 @@ describe('operator CLI', () => {
     });
     assert.deepEqual(failed(await cli('prove-email', '--email', uniqueEmail('nobody')), 1).error.startsWith('no account with email'), true);
     failed(await cli('prove-email'), 2);
+  });
+
+  test('instance-admin: --grant makes an account an administrator of the instance, --revoke undoes it; bad usage refused', async () => {
+    const email = uniqueEmail('cliinstance');
+    const password = strongPassword();
+    ok(await cliWith(`${password}\n`, 'create-user', '--email', email));
+    const granted = ok(await cli('instance-admin', '--grant', email.toUpperCase()));
+    assertKeys(granted, ['sid', 'email', 'is_instance_admin', 'administrators']);
+    assert.deepEqual([granted.email, granted.is_instance_admin], [email, true]);
+    assert.ok(granted.administrators >= 1);
+    await throughServer(async (anon) => {
+      const admin = await signIn(anon, email, password);
+      assert.equal(expectStatus(await admin.api.get('/accounts/session/'), 200).json.user.is_instance_admin, true);
+      expectStatus(await admin.api.get('/admin/settings/'), 200, "the administrators' routes");
+    });
+    const revoked = ok(await cli('instance-admin', '--revoke', email));
+    assert.equal(revoked.is_instance_admin, false);
+    assert.equal(revoked.administrators, granted.administrators - 1);
+    await throughServer(async (anon) => {
+      const user = await signIn(anon, email, password);
+      expectDetail(await user.api.get('/admin/settings/'), 403, MESSAGES.forbidden);
+    });
+    assert.match(failed(await cli('instance-admin', '--grant', uniqueEmail('nobody')), 1).error, /^no account with email/);
+    failed(await cli('instance-admin', '--grant', email, '--revoke', email), 2);
+    failed(await cli('instance-admin'), 2);
   });
 
   test('create-organization for an existing account: that account is its Admin, with the credits given', async () => {
