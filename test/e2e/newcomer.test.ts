@@ -10,10 +10,9 @@
 // picks Grace by name; makes and revokes an API key (after a confirmation); both sign out.
 // No page is reloaded after the first load, and every screen passes axe.
 //
-// Steps whose wording other changes settle (the coordinator brings them in after merging):
+// Steps whose wording another change settles (the coordinator brings it in after merging):
 // the verification page and the invitation page ("Ada Lovelace invited you to Lovelace Lab",
-// h3); Grace's overview listing the project the moment she is given a role (h7: here she
-// presses "Check again").
+// h3); the mails' links are read from their text as they are now.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -311,8 +310,7 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     await p.getByLabel('Role', { exact: true }).selectOption({ label: 'Project Edit' });
     await p.getByRole('button', { name: 'Add member' }).click();
     await p.getByLabel('Role of Grace Hopper').waitFor();
-    // h7: with roles live, the project appears by itself; until then she asks again.
-    await why.getByRole('button', { name: 'Check again' }).click();
+    // Roles take effect at once: the project appears on her open overview by itself.
     await g.getByRole('link', { name: 'Enzyme kinetics' }).waitFor();
   });
 
