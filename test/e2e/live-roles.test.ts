@@ -78,7 +78,7 @@ describe('roles take effect at once', () => {
     const { context, page } = await newPerson(browser);
     await signInContext(context, bob);
     await page.goto(`/o/${ws.org.sid}`);
-    await page.getByText('No projects yet.', { exact: false }).waitFor();
+    await page.getByText('You have no role in any project of', { exact: false }).waitFor();
     await markDocument(page);
     expectStatus(await ws.admin.api.post(recordPaths.memberList(project.sid), { personnel: bobPersonnel, permission: 'view' }), 201, 'Bob: Project View');
     await page.getByRole('link', { name: project.name }).waitFor({ timeout: LIVE_TIMEOUT_MS });
