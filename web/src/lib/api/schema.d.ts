@@ -115,6 +115,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/changeemail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with another address: for an account whose email is not proved yet
+         * @description For a typo at signup. Nothing changes yet: the new address is mailed a link (POST /accounts/verifyemail/?tag=…) that makes it the sign-in email and proves it; GET /accounts/session/ shows it as pending_email meanwhile. The answer is the same whether or not the address has an account (that address is mailed instead, as for signup). 403 for an account whose email is proved, or that an organization added by its address (its invitation proves that one); 429 as for signup.
+         */
+        post: operations["changeEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/auth/": {
         parameters: {
             query?: never;
@@ -237,7 +257,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user of the session cookie (or token) */
+        /**
+         * The signed-in user of the session cookie (or token)
+         * @description Also for an account whose email is not proved yet (is_email_verified false), which the app polls until it is.
+         */
         get: operations["getSession"];
         put?: never;
         /**
@@ -394,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the name shape)
-         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond).
+         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
          *     Levels: user.
          */
@@ -422,7 +445,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the list shape)
-         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond).
+         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
          *     Levels: user.
          */
@@ -450,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization; the caller becomes its Admin (answers the detail shape)
-         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond).
+         * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
          *     Levels: user.
          */
@@ -491,7 +514,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (name shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid); `is_administrator`: only the Admins (who add people to projects) or only the others. `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -519,7 +542,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (list shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid); `is_administrator`: only the Admins (who add people to projects) or only the others. `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -547,7 +570,7 @@ export interface paths {
         };
         /**
          * List the members of an organization (Admin, Member) (detail shape)
-         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid). `count` is the number found.
+         * @description Oldest first. `search`: only members whose name ("First Last") or email contains the text (case-insensitive); `user__sid`: only the record of that account (a caller finds their own with their user sid); `is_administrator`: only the Admins (who add people to projects) or only the others. `count` is the number found.
          *
          *     Levels: organization.
          */
@@ -1523,7 +1546,7 @@ export interface paths {
         };
         /**
          * The organization's credit ledger, newest first (Admin) (name shape)
-         * @description Each debit of a cell write and each operator adjustment: who, when, which cell, amount and balance after.
+         * @description Each debit of a cell write, each operator adjustment and each grant of an instance administrator: who, when, which cell, amount and balance after.
          *
          *     Levels: organization.
          */
@@ -1545,7 +1568,7 @@ export interface paths {
         };
         /**
          * The organization's credit ledger, newest first (Admin) (list shape)
-         * @description Each debit of a cell write and each operator adjustment: who, when, which cell, amount and balance after.
+         * @description Each debit of a cell write, each operator adjustment and each grant of an instance administrator: who, when, which cell, amount and balance after.
          *
          *     Levels: organization.
          */
@@ -1567,11 +1590,308 @@ export interface paths {
         };
         /**
          * The organization's credit ledger, newest first (Admin) (detail shape)
-         * @description Each debit of a cell write and each operator adjustment: who, when, which cell, amount and balance after.
+         * @description Each debit of a cell write, each operator adjustment and each grant of an instance administrator: who, when, which cell, amount and balance after.
          *
          *     Levels: organization.
          */
         get: operations["listCreditsDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organization/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organization of the instance, newest first (instance administrators) (name shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceOrganizationsName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organization/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organization of the instance, newest first (instance administrators) (list shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceOrganizationsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organization/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organization of the instance, newest first (instance administrators) (detail shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceOrganizationsDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/credit/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's credit ledger, newest first (instance administrators) (name shape)
+         * @description Levels: organization.
+         */
+        get: operations["listInstanceCreditsName"];
+        put?: never;
+        /**
+         * Grant credits to an organization (instance administrators) (answers the name shape)
+         * @description Adds `amount` to the organization's credits and answers the ledger entry, which names the administrator (`user`, and "credits granted by …" with the note). 400 on `amount` unless it is above 0 with at most 2 decimals, or when the balance would pass 999999999999.99.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createInstanceCreditName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/credit/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's credit ledger, newest first (instance administrators) (list shape)
+         * @description Levels: organization.
+         */
+        get: operations["listInstanceCreditsList"];
+        put?: never;
+        /**
+         * Grant credits to an organization (instance administrators) (answers the list shape)
+         * @description Adds `amount` to the organization's credits and answers the ledger entry, which names the administrator (`user`, and "credits granted by …" with the note). 400 on `amount` unless it is above 0 with at most 2 decimals, or when the balance would pass 999999999999.99.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createInstanceCreditList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/credit/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's credit ledger, newest first (instance administrators) (detail shape)
+         * @description Levels: organization.
+         */
+        get: operations["listInstanceCreditsDetail"];
+        put?: never;
+        /**
+         * Grant credits to an organization (instance administrators) (answers the detail shape)
+         * @description Adds `amount` to the organization's credits and answers the ledger entry, which names the administrator (`user`, and "credits granted by …" with the note). 400 on `amount` unless it is above 0 with at most 2 decimals, or when the balance would pass 999999999999.99.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createInstanceCreditDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/account/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account of the instance, newest first (instance administrators) (name shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name or email contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceAccountsName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/account/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account of the instance, newest first (instance administrators) (list shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name or email contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceAccountsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/account/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account of the instance, newest first (instance administrators) (detail shape)
+         * @description The sid is the caller's own user sid. `search`: only those whose name or email contains the text.
+         *
+         *     Levels: user.
+         */
+        get: operations["listInstanceAccountsDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/account/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One account (instance administrators) */
+        get: operations["getInstanceAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable an account (instance administrators)
+         * @description Disabling ends the account's sessions at once (its open streams within seconds); its API keys do not work while it stays disabled; it cannot sign in. Not one's own account, nor another administrator's (revoke that with the CLI first): 400 on is_active.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateInstanceAccount"];
+        trace?: never;
+    };
+    "/admin/account/detail/{sid}/resendproof/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail an account a new link that proves its email (instance administrators)
+         * @description Answers {"detail": "Email already verified."} for a proven account; 429 when the address got too many account emails this hour.
+         */
+        post: operations["resendInstanceAccountProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The settings an administrator may change while the service runs (instance administrators)
+         * @description Each: the value in force, the environment variable's value, whether an administrator replaced it, and what it means.
+         */
+        get: operations["getInstanceSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change settings while the service runs (instance administrators)
+         * @description A value replaces the environment variable's for every process at its next use; null goes back to the environment's value. initial_credits: a decimal amount (400 otherwise).
+         */
+        patch: operations["updateInstanceSettings"];
+        trace?: never;
+    };
+    "/admin/outbox/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mail outbox's health (instance administrators)
+         * @description Messages waiting, being retried and given up, the age of the oldest waiting, those sent in the last hour, and the newest failure.
+         */
+        get: operations["getOutboxHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2257,6 +2577,13 @@ export interface components {
         Message: {
             detail: string;
         };
+        ChangeEmailBody: {
+            /**
+             * Format: email
+             * @description an email address
+             */
+            email: string;
+        };
         SignInBody: {
             /** @description the email */
             username: string;
@@ -2291,9 +2618,26 @@ export interface components {
             /** @description at least 8 characters */
             new_password: string;
         };
+        /** SessionUser */
+        SessionUser: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            first_name: string;
+            last_name: string;
+            email: string;
+            /** @description false: the account may only prove its email (or name another, POST /accounts/changeemail/) */
+            is_email_verified: boolean;
+            /** @description the address POST /accounts/changeemail/ asked for, while its link is valid; null otherwise */
+            pending_email: string | null;
+            /** @description an administrator of the whole instance (the /admin/ routes) */
+            is_instance_admin: boolean;
+        };
         /** Session */
         Session: {
-            user: components["schemas"]["User"];
+            user: components["schemas"]["SessionUser"];
         };
         /** SessionsEnded */
         SessionsEnded: {
@@ -2474,6 +2818,8 @@ export interface components {
              * @example $12.50
              */
             credits: string;
+            /** @description who to contact for credits (SALES_CONTACT): an instance administrator grants them */
+            credits_contact: string;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3703,6 +4049,7 @@ export interface components {
              * @example a1B2c3D4e5F6g7H8
              */
             row: string | null;
+            /** @description who caused it: the writer, or the administrator who granted */
             user: {
                 /**
                  * @description identifier
@@ -3727,6 +4074,287 @@ export interface components {
             previous: string | null;
             add_permission: boolean;
             results: components["schemas"]["CreditList"][];
+        };
+        /** AdminOrganizationName */
+        AdminOrganizationName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** AdminOrganizationNamePage */
+        AdminOrganizationNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminOrganizationName"][];
+        };
+        /** AdminOrganizationList */
+        AdminOrganizationList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            credits: string;
+            /** @description the account that created it (null: gone) */
+            created_by: components["schemas"]["Ref"] | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /** @description always true: an instance administrator grants credits */
+            change_permission: boolean;
+        };
+        /** AdminOrganizationListPage */
+        AdminOrganizationListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminOrganizationList"][];
+        };
+        /** AdminOrganizationDetail */
+        AdminOrganizationDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /**
+             * @description formatted currency amount
+             * @example $12.50
+             */
+            credits: string;
+            /** @description the account that created it (null: gone) */
+            created_by: components["schemas"]["Ref"] | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /** @description always true: an instance administrator grants credits */
+            change_permission: boolean;
+        };
+        /** AdminOrganizationDetailPage */
+        AdminOrganizationDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminOrganizationDetail"][];
+        };
+        /** CreditGrant */
+        CreditGrant: {
+            /**
+             * @description the credits to add: a decimal amount above 0 with at most 2 decimals
+             * @example 25.00
+             */
+            amount: string;
+            /** @description why, for the ledger (e.g. "invoice 2024-17") */
+            note?: string;
+        };
+        /** AdminAccountName */
+        AdminAccountName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** AdminAccountNamePage */
+        AdminAccountNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminAccountName"][];
+        };
+        /** AdminAccountList */
+        AdminAccountList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description "First Last", or the email when both are blank */
+            name: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            /** @description false: disabled, nobody signs in with it and its keys do not work */
+            is_active: boolean;
+            is_email_verified: boolean;
+            is_instance_admin: boolean;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_joined: string;
+            /** @description whether the caller may disable or enable it: not their own account, not another administrator */
+            change_permission: boolean;
+        };
+        /** AdminAccountListPage */
+        AdminAccountListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminAccountList"][];
+        };
+        /** AdminAccountDetail */
+        AdminAccountDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description "First Last", or the email when both are blank */
+            name: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            /** @description false: disabled, nobody signs in with it and its keys do not work */
+            is_active: boolean;
+            is_email_verified: boolean;
+            is_instance_admin: boolean;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_joined: string;
+            /** @description whether the caller may disable or enable it: not their own account, not another administrator */
+            change_permission: boolean;
+        };
+        /** AdminAccountDetailPage */
+        AdminAccountDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["AdminAccountDetail"][];
+        };
+        /**
+         * AdminAccountUpdate
+         * @description what an instance administrator changes of an account
+         */
+        AdminAccountUpdate: {
+            /** @description false disables the account (its sessions end at once); true enables it again */
+            is_active: boolean;
+        };
+        ResendInstanceAccountProofResult: {
+            detail: string;
+        };
+        /** InstanceSettings */
+        InstanceSettings: {
+            initial_credits: {
+                /** @description a decimal amount, e.g. "10.00" */
+                value: string;
+                /** @description a decimal amount, e.g. "10.00" */
+                environment_value: string;
+                /** @description true: an administrator set the value (null in a PATCH goes back to the environment's) */
+                replaced: boolean;
+                /** @description the environment variable that gives the value otherwise */
+                variable: string;
+                description: string;
+            };
+            sales_contact: {
+                value: string;
+                environment_value: string;
+                /** @description true: an administrator set the value (null in a PATCH goes back to the environment's) */
+                replaced: boolean;
+                /** @description the environment variable that gives the value otherwise */
+                variable: string;
+                description: string;
+            };
+            signup_enabled: {
+                value: boolean;
+                environment_value: boolean;
+                /** @description true: an administrator set the value (null in a PATCH goes back to the environment's) */
+                replaced: boolean;
+                /** @description the environment variable that gives the value otherwise */
+                variable: string;
+                description: string;
+            };
+            organizations_per_user: {
+                value: number;
+                environment_value: number;
+                /** @description true: an administrator set the value (null in a PATCH goes back to the environment's) */
+                replaced: boolean;
+                /** @description the environment variable that gives the value otherwise */
+                variable: string;
+                description: string;
+            };
+            /** @description the administrator who last changed a setting */
+            updated_by: components["schemas"]["Ref"] | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string | null;
+        };
+        /**
+         * InstanceSettingsUpdate
+         * @description a value replaces the environment's; null goes back to it; a setting left out stays as it is
+         */
+        InstanceSettingsUpdate: {
+            /** @example 10.00 */
+            initial_credits?: string | null;
+            sales_contact?: string | null;
+            signup_enabled?: boolean | null;
+            organizations_per_user?: number | null;
+        };
+        /** OutboxHealth */
+        OutboxHealth: {
+            /** @description messages waiting to be delivered (those being retried included) */
+            pending: number;
+            /** @description pending messages whose delivery failed at least once (the mail server refused or was away) */
+            retrying: number;
+            /** @description messages the mail server refused for good (kept 7 days) */
+            failed: number;
+            /** @description age of the oldest message waiting (0 when none waits) */
+            oldest_pending_seconds: number;
+            sent_last_hour: number;
+            /** @description the newest message that failed or is being retried: when it was queued and the mail server's answer */
+            last_failure: {
+                /**
+                 * @description ISO 8601 UTC timestamp with microseconds
+                 * @example 2018-07-27T07:10:57.279388Z
+                 */
+                date_created: string;
+                error: string;
+            } | null;
         };
         /** WorkflowName */
         WorkflowName: {
@@ -4764,6 +5392,45 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    changeEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeEmailBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     signIn: {
         parameters: {
             query?: never;
@@ -5738,6 +6405,8 @@ export interface operations {
                 search?: string;
                 /** @description only the record of this account (the caller's own: their user sid) */
                 user__sid?: string;
+                /** @description only the Admins (true) or only the others (false) (true, True, 1; false, False, 0) */
+                is_administrator?: boolean;
             };
             header?: never;
             path: {
@@ -5833,6 +6502,8 @@ export interface operations {
                 search?: string;
                 /** @description only the record of this account (the caller's own: their user sid) */
                 user__sid?: string;
+                /** @description only the Admins (true) or only the others (false) (true, True, 1; false, False, 0) */
+                is_administrator?: boolean;
             };
             header?: never;
             path: {
@@ -5928,6 +6599,8 @@ export interface operations {
                 search?: string;
                 /** @description only the record of this account (the caller's own: their user sid) */
                 user__sid?: string;
+                /** @description only the Admins (true) or only the others (false) (true, True, 1; false, False, 0) */
+                is_administrator?: boolean;
             };
             header?: never;
             path: {
@@ -8962,6 +9635,691 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceOrganizationsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOrganizationNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceOrganizationsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOrganizationListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceOrganizationsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOrganizationDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceCreditsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInstanceCreditName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditGrant"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceCreditsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInstanceCreditList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditGrant"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceCreditsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInstanceCreditDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditGrant"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceAccountsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceAccountsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInstanceAccountsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only those whose name or email contains the text (case-insensitive) */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "user";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInstanceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInstanceAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        /** @description what an instance administrator changes of an account */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_active": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminAccountUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendInstanceAccountProof: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the account */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendInstanceAccountProofResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInstanceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInstanceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a value replaces the environment's; null goes back to it; a setting left out stays as it is */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "initial_credits": "10.00",
+                 *       "sales_contact": "sales contact",
+                 *       "signup_enabled": false,
+                 *       "organizations_per_user": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["InstanceSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOutboxHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboxHealth"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

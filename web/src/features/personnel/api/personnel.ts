@@ -51,7 +51,7 @@ export function useOrganizationAdmins(orgSid: string, enabled = true) {
     queryFn: () =>
       unwrap(
         api.GET('/organizations/personnel/list/{level}/{sid}/list/', {
-          params: { path: { level: 'organization', sid: orgSid }, query: { is_administrator: 'true', page_size: 10 } },
+          params: { path: { level: 'organization', sid: orgSid }, query: { is_administrator: true, page_size: 10 } },
         }),
       ),
   });
