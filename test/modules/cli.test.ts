@@ -125,6 +125,18 @@ describe('operator CLI', () => {
     ok(await cliWith(`${strongPassword()}\n`, 'create-user', '--email', email));
   });
 
+  test('create-user refuses a password easy to guess, saying why (exit 2); nothing is created', async () => {
+    const email = uniqueEmail('cliweak');
+    for (const weak of ['password', '12345678']) {
+      assert.deepEqual(failed(await cliWith(`${weak}\n`, 'create-user', '--email', email), 2), {
+        error: 'invalid input',
+        fields: { password: ['This password is too easy to guess. This is a heavily used password. Add more words that are less common.'] },
+        help: 'npm run cli -- help',
+      });
+    }
+    ok(await cliWith(`${strongPassword()}\n`, 'create-user', '--email', email), 'the email is still free');
+  });
+
   test('create-user asks for the password at a terminal, twice, without showing it', async () => {
     const email = uniqueEmail('clitty');
     const password = strongPassword();

@@ -7,6 +7,7 @@ import { query, type Db } from '../../db/client.js';
 import { emailProofs } from '../../db/schema.js';
 import { newSecret, hashSecret } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
+import { normalizeEmail } from '../../core/email.js';
 import { enqueueMail, provenAddress } from '../../mail/outbox.js';
 import { proofMail } from './mails.js';
 import type { AppContext } from '../../context.js';
@@ -24,9 +25,10 @@ export async function createProofTag(tx: Db, userSid: string, email: string): Pr
 
 /** Records that `email` is `userSid`'s; when it is the account's sign-in email, the account is proven. */
 export async function proveAddress(tx: Db, userSid: string, email: string): Promise<void> {
-  await tx.execute(sql`INSERT INTO proven_addresses (user_sid, email) VALUES (${userSid}, lower(${email})) ON CONFLICT DO NOTHING`);
+  const key = normalizeEmail(email);
+  await tx.execute(sql`INSERT INTO proven_addresses (user_sid, email) VALUES (${userSid}, ${key}) ON CONFLICT DO NOTHING`);
   await tx.execute(sql`UPDATE users SET email_verified_at = now()
-    WHERE sid = ${userSid} AND email_verified_at IS NULL AND lower(email) = lower(${email})`);
+    WHERE sid = ${userSid} AND email_verified_at IS NULL AND email_key = ${key}`);
 }
 
 /** Whether `userSid` has proved `email`. */

@@ -8,6 +8,11 @@ export function verifyLink(baseUrl: string, tag: string): string {
   return `${baseUrl}/accounts/verifyemail/?tag=${encodeURIComponent(tag)}`;
 }
 
+/** Where the owner of a slowed-down account trusts the client they are on (devices.ts). */
+export function unlockLink(baseUrl: string, tag: string): string {
+  return `${baseUrl}/accounts/unlock/?tag=${encodeURIComponent(tag)}`;
+}
+
 /** Where a person sets their password with a tag. */
 export function resetLink(baseUrl: string, tag: string): string {
   return `${baseUrl}/accounts/resetpassword/?tag=${encodeURIComponent(tag)}`;
@@ -80,16 +85,22 @@ export function invitationMail(baseUrl: string, email: string, organization: str
   };
 }
 
-/** Many failed sign-ins from many addresses: the owner hears of it, with a reset link. */
-export function failuresMail(baseUrl: string, user: { sid: string; email: string; firstName: string }, failures: number, tag: string, minutes: number): OutgoingMail {
+/** Many failed sign-ins from many addresses: the owner hears of it, with an unlock link and a reset link. */
+export function failuresMail(
+  baseUrl: string, user: { sid: string; email: string; firstName: string }, failures: number,
+  tags: { reset: string; unlock: string }, valid: { reset: number; unlock: number },
+): OutgoingMail {
   return {
     to: user.email,
     recipient: { userSid: user.sid },
     subject: 'Many failed sign-ins to your Records Service account',
     body: hello(user.firstName)
       + `There were ${failures} failed attempts to sign in to your account within 15 minutes, from several addresses.\n`
-      + 'Sign-ins to it are slowed down for a while; your password still works.\n'
-      + `If the password may be known to someone else, set a new one within ${minutes} minutes by sending it to:\n\n`
-      + `  POST ${resetLink(baseUrl, tag)}\n  {"password": "<new password>"}\n`,
+      + 'Sign-ins to it are slowed down for a while, except from browsers and apps you signed in with before; your password still works.\n'
+      + `To sign in at once from somewhere else, open this link there within ${valid.unlock} hours (once):\n\n`
+      + `  POST ${unlockLink(baseUrl, tags.unlock)}\n\n`
+      + `If the password may be known to someone else, set a new one within ${valid.reset} minutes by sending it to:\n\n`
+      + `  POST ${resetLink(baseUrl, tags.reset)}\n  {"password": "<new password>"}\n`
+      + 'A new password also ends the slow-down.\n',
   };
 }
