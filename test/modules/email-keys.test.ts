@@ -4,6 +4,8 @@
 // (`İ` → `i̇`, `ß` → `ss`, `ﬀ` → `ff`) and the three sigmas (Σ, σ, ς → σ) name one
 // account and one counter however they are written, and nothing else. The harness server
 // allows 10 failures per client address and account (test/modules/signin-limits.test.ts).
+// (The İ attack needs a lower() that maps İ to i, as PostgreSQL's does under a UTF-8 locale;
+// PGlite's C locale leaves it, so there that test passed before the fix too.)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newUser, unique } from '../helpers/factories.ts';
