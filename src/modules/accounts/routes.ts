@@ -132,7 +132,7 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/accounts/unlock/', {
-    config: { auth: false },
+    config: { auth: false, operationId: 'unlockSignIn' },
     schema: {
       tags, summary: 'Let this client sign in at once despite a slow-down, with the mailed tag', security: [], querystring: UnlockQuery,
       description: 'When many failed sign-ins from many addresses slow an account down, its owner is mailed this link (valid '

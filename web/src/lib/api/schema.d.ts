@@ -229,7 +229,7 @@ export interface paths {
          * Let this client sign in at once despite a slow-down, with the mailed tag
          * @description When many failed sign-ins from many addresses slow an account down, its owner is mailed this link (valid 24 hours, once). Sending it sets the device cookie `records_device`: this client then signs in to the account as one that signed in before, with a limit of its own that strangers' failures do not touch. 400 on `tag` for a bad, used or expired one.
          */
-        post: operations["postAccountsUnlock"];
+        post: operations["unlockSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4967,7 +4967,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postAccountsUnlock: {
+    unlockSignIn: {
         parameters: {
             query: {
                 /** @description the tag from the emailed link */
