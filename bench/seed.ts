@@ -159,8 +159,9 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
   const others = size.personnel - 1;
 
   // Proven accounts, as if each had followed the link mailed to it (an unproven one may do nothing else).
-  await q(`INSERT INTO users (sid, email, first_name, last_name, email_verified_at)
-    SELECT ${sqlSid('usr', 'i')}, 'person' || i || '@bench.example', 'First' || i, 'Last' || i, now() FROM generate_series(1, $1) i`, [others]);
+  await q(`INSERT INTO users (sid, email, email_key, first_name, last_name, email_verified_at)
+    SELECT ${sqlSid('usr', 'i')}, 'person' || i || '@bench.example', 'person' || i || '@bench.example', 'First' || i, 'Last' || i, now()
+      FROM generate_series(1, $1) i`, [others]);
   await q(`INSERT INTO proven_addresses (user_sid, email) SELECT ${sqlSid('usr', 'i')}, 'person' || i || '@bench.example' FROM generate_series(1, $1) i`, [others]);
   await q(`INSERT INTO personnel (sid, organization_sid, user_sid, email, first_name, last_name, title, updated_by)
     SELECT ${sqlSid('per', 'i')}, $2, ${sqlSid('usr', 'i')}, 'person' || i || '@bench.example', 'First' || i, 'Last' || i,

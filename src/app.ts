@@ -48,6 +48,7 @@ import { registerNotifications } from './modules/notifications/routes.js';
 import { registerSession } from './modules/accounts/session.js';
 import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 import { registerFiles } from './modules/files/routes.js';
+import { errSerializer } from './core/log-redaction.js';
 
 export interface BuildOptions {
   config: Config;
@@ -94,6 +95,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
       level: config.logLevel,
       redact: ['req.headers.token', 'req.headers.authorization', 'req.headers.cookie'],
       serializers: {
+        // A failed statement's parameters (emails, names, password hashes) never reach a log: core/log-redaction.ts.
+        err: errSerializer,
         // Query strings can carry secrets (the reset tag): log only their parameter names.
         req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), remoteAddress: req.ip }),
       },

@@ -19,6 +19,7 @@ import {
   createUser, createResetTag, findUserByEmail, issueCredential, INVITATION_DAYS,
 } from './modules/accounts/service.js';
 import { proveAddress } from './modules/accounts/email-proof.js';
+import { assertStrongPassword } from './modules/accounts/passwords.js';
 import { invitationMail } from './modules/accounts/mails.js';
 import { createOrganization } from './modules/organizations/service.js';
 import { adjustCredits, creditsOf } from './modules/credits/service.js';
@@ -267,6 +268,10 @@ const createUserCommand: Command<{ email: string; password: string; first_name: 
     validate(SignupBody, { ...input, password: 'x'.repeat(64) });
     input.password = await readPassword(input.email);
     validate(SignupBody, input);
+    await assertStrongPassword(input.password, 'password', [input.email, input.first_name, input.last_name]).catch((err: unknown) => {
+      if (err instanceof ApiError && typeof err.body === 'object' && !('detail' in err.body)) throw new CliError('invalid input', 2, err.body);
+      throw err;
+    });
     return input;
   },
   run: (db, input) => db.transaction((tx) => createUser(tx, input, { proven: true })),

@@ -34,6 +34,11 @@ declare module 'fastify' {
     auth?: boolean;
     /** true for the few routes an account whose email is not proved yet may call (checktoken, logout, resend the proof). */
     unproven?: boolean;
+    /**
+     * true for a GET that changes state (GET /accounts/logout/, kept for the design's
+     * scripts): signed in with the session cookie, it needs the header a write needs.
+     */
+    changesState?: boolean;
   }
 }
 
@@ -123,6 +128,16 @@ export async function authenticate(
   return actor;
 }
 
+/**
+ * Refuses (403) an API key where the account's own credentials are managed: creating or
+ * deleting API keys, changing the password, ending sessions. A key lives long and sits in
+ * scripts, so whoever finds one must not turn it into lasting control of the account;
+ * these need a signed-in session (the password, just now). `what`: "create API keys" …
+ */
+export function requireSession(actor: Actor, what: string): void {
+  if (actor.credentialKind !== 'session') throw errors.sessionRequired(what);
+}
+
 /** The actor of an authenticated route (the auth hook has run). */
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw errors.notAuthenticated();
@@ -136,6 +151,11 @@ export const WEB_CLIENT_HEADER = 'x-requested-with';
 export const WEB_CLIENT_VALUE = 'records-web';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Whether a request changes state: an unsafe method, or a route that says so (config.changesState). */
+function changesState(request: FastifyRequest): boolean {
+  return UNSAFE_METHODS.has(request.method) || request.routeOptions?.config?.changesState === true;
+}
+
 /** The session cookie's value, if the request carries one (parsed by @fastify/cookie). */
 export function sessionCookieOf(request: FastifyRequest): string | undefined {
   const value = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
@@ -144,16 +164,17 @@ export function sessionCookieOf(request: FastifyRequest): string | undefined {
 
 /**
  * The credential of a request and where it came from: a token header wins; otherwise the
- * browser session's cookie. A state-changing request authenticated by the cookie must
- * carry `X-Requested-With: records-web`, which a cross-site form cannot send (403
- * otherwise), so the cookie alone never changes anything.
+ * browser session's cookie. A state-changing request authenticated by the cookie (an
+ * unsafe method, or a GET whose route changes state: logout) must carry
+ * `X-Requested-With: records-web`, which a cross-site form, link or image cannot send
+ * (403 otherwise), so the cookie alone never changes anything.
  */
 export function requestCredential(request: FastifyRequest): { credential: string | undefined; viaCookie: boolean } {
   const header = credentialOf(request);
   if (header !== undefined) return { credential: header, viaCookie: false };
   const cookie = sessionCookieOf(request);
   if (cookie === undefined) return { credential: undefined, viaCookie: false };
-  if (UNSAFE_METHODS.has(request.method) && request.headers[WEB_CLIENT_HEADER] !== WEB_CLIENT_VALUE) {
+  if (changesState(request) && request.headers[WEB_CLIENT_HEADER] !== WEB_CLIENT_VALUE) {
     throw new ApiError(403, {
       detail: `The header "X-Requested-With: ${WEB_CLIENT_VALUE}" is missing: a ${request.method} signed in with the session cookie must carry it.`,
     });

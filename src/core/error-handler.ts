@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { uniqueRuleError } from './unique.js';
 import { ApiError, MESSAGES, errors } from './errors.js';
 import { lingerAfterRefusal, missingSlash } from './protocol-errors.js';
+import { safeMessage } from './log-redaction.js';
 
 interface AjvError {
   instancePath: string;
@@ -233,7 +234,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const unique = uniqueRuleError(error);
     if (unique) return send(reply, unique);
     if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: { code: (error as { code?: string }).code, message: error.message } }, 'database unavailable');
+      request.log.warn({ err: { code: (error as { code?: string }).code, message: safeMessage(error) } }, 'database unavailable');
       return send(reply, errors.unavailable());
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

@@ -67,6 +67,11 @@ export const errors = {
     new ApiError(429, { detail: `${detail} Try again in ${retryAfterSeconds} seconds.` }, { 'retry-after': String(retryAfterSeconds) }),
   /** 403 with a reason other than the role (a limit reached). */
   refused: (detail: string) => new ApiError(403, { detail }),
+  /** 403: an API key tried what only a signed-in session may do (core/auth.ts requireSession). */
+  sessionRequired: (what: string) => new ApiError(403, {
+    detail: `An API key cannot ${what}: only a signed-in session can (sign in with POST /accounts/auth/ or the web app). `
+      + 'An API key may not create API keys, delete other keys, change the password or the sign-in address, or end sessions.',
+  }),
   /** 403: the account has not proved its email yet. */
   emailNotVerified: () => new ApiError(403, { detail: MESSAGES.emailNotVerified }),
   unavailable: () => new ApiError(503, { detail: MESSAGES.unavailable }, { 'retry-after': '5' }),

@@ -8,7 +8,7 @@
 import { ApiError, errors } from './errors.js';
 
 export const UNIQUE_RULES: Record<string, () => ApiError> = {
-  users_email_lower_key: () => errors.field('email', 'A user with this email already exists.'),
+  users_email_key_key: () => errors.field('email', 'A user with this email already exists.'),
   personnel_org_user_key: () => errors.field('email', 'This user is already a member of this organization.'),
   project_members_project_personnel_key: () => errors.field('personnel', 'This personnel record is already a member of this project.'),
   cells_row_column_key: () => errors.field('column', 'The row already has a cell in this column; PATCH that cell instead.'),

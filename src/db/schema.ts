@@ -12,6 +12,12 @@ const updated = () => timestamp('date_updated', { withTimezone: true, precision:
 export const users = pgTable('users', {
   sid: text('sid').primaryKey(),
   email: text('email').notNull(),
+  /**
+   * The address's key (src/core/email.ts normalizeEmail), by which every lookup finds the
+   * account; unique. Null only for an account that migration 0031 could not give its own
+   * key (see docs/decisions.md, "One way to compare addresses").
+   */
+  emailKey: text('email_key'),
   firstName: text('first_name').notNull().default(''),
   lastName: text('last_name').notNull().default(''),
   passwordHash: text('password_hash'),
@@ -22,12 +28,13 @@ export const users = pgTable('users', {
   /** An administrator of the whole instance (docs/decisions.md, "The instance's administrators"). */
   isInstanceAdmin: boolean('is_instance_admin').notNull().default(false),
 }, (t) => [
-  uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`),
-  // Whether the instance has an administrator (the first account's rule), and the admin screen's account list and search.
+  uniqueIndex('users_email_key_key').on(t.emailKey),
+  // Whether the instance has an administrator (the first account's rule), and the admin screen's account list and search
+  // (the address searched by its key, core/email.ts).
   index('users_instance_admin_idx').on(t.sid).where(sql`is_instance_admin`),
   index('users_joined_idx').on(t.dateJoined, t.sid),
   index('users_name_trgm_idx').using('gin', sql`(${t.firstName} || ' ' || ${t.lastName}) gin_trgm_ops`),
-  index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+  index('users_email_trgm_idx').using('gin', sql`${t.emailKey} gin_trgm_ops`),
 ]);
 
 /**
@@ -58,7 +65,7 @@ export const passwordResets = pgTable('password_resets', {
 }, (t) => [index('password_resets_user_idx').on(t.userSid), index('password_resets_expires_idx').on(t.expiresAt)]);
 
 /**
- * Addresses a user has proved to be theirs (lower-cased): mail other than a proof or an
+ * Addresses a user has proved to be theirs, as their keys (src/core/email.ts): mail other than a proof or an
  * invitation goes only to these (src/mail/outbox.ts).
  */
 export const provenAddresses = pgTable('proven_addresses', {
@@ -66,6 +73,31 @@ export const provenAddresses = pgTable('proven_addresses', {
   email: text('email').notNull(),
   dateProven: timestamp('date_proven', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.userSid, t.email] })]);
+
+/**
+ * Browsers and clients that signed in to an account before (OWASP's device cookies): the
+ * SHA-256 of the device cookie's token, per account it signed in to. Such a client has an
+ * allowance of its own, untouched by strangers' failures (src/modules/accounts/devices.ts).
+ */
+export const trustedDevices = pgTable('trusted_devices', {
+  tokenHash: text('token_hash').notNull(),
+  userSid: text('user_sid').notNull().references(() => users.sid, { onDelete: 'cascade' }),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
+  dateCreated: created(),
+}, (t) => [
+  primaryKey({ columns: [t.tokenHash, t.userSid] }),
+  index('trusted_devices_user_idx').on(t.userSid),
+  index('trusted_devices_expires_idx').on(t.expiresAt),
+]);
+
+/** One-time tags of the mailed unlock link (a sign-in slow-down), stored as hashes. */
+export const unlockTags = pgTable('unlock_tags', {
+  tagHash: text('tag_hash').primaryKey(),
+  userSid: text('user_sid').notNull().references(() => users.sid, { onDelete: 'cascade' }),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, precision: 6 }),
+  dateCreated: created(),
+}, (t) => [index('unlock_tags_user_idx').on(t.userSid), index('unlock_tags_expires_idx').on(t.expiresAt)]);
 
 /** One-time tags mailed to an address to prove it (24 hours), stored as hashes. */
 export const emailProofs = pgTable('email_proofs', {

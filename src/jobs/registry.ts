@@ -20,6 +20,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { traceJob } from '../core/tracing.js';
+import { safeMessage } from '../core/log-redaction.js';
 
 export interface JobSpec {
   /** Unique among the jobs: in log lines, the metrics' `job` label and the span's name. */
@@ -111,7 +112,7 @@ class ScheduledJob implements Job {
       this.metrics.jobRun(this.spec.name, 'ok', seconds());
     } catch (err) {
       this.metrics.jobRun(this.spec.name, 'failed', seconds());
-      this.log.warn({ job: this.spec.name, error: (err as Error).message }, `job ${this.spec.name} failed; retrying at the next run`);
+      this.log.warn({ job: this.spec.name, error: safeMessage(err) }, `job ${this.spec.name} failed; retrying at the next run`);
     }
   }
 }

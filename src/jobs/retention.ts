@@ -26,6 +26,9 @@ function purges(tokenIdleMinutes: number): Array<{ name: string; table: SQL; exp
     { name: 'email proofs', table: sql`email_proofs`, expired: sql`expires_at < now()` },
     // Reset and invitation tags, used or not, once they no longer open anything.
     { name: 'password resets', table: sql`password_resets`, expired: sql`expires_at < now()` },
+    // Device cookies not used for a year, and unlock links, once they no longer open anything.
+    { name: 'trusted devices', table: sql`trusted_devices`, expired: sql`expires_at < now()` },
+    { name: 'unlock tags', table: sql`unlock_tags`, expired: sql`expires_at < now()` },
   ];
 }
 

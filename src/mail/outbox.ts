@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import { emailKeySql, normalizeEmail } from '../core/email.js';
 
 export interface OutgoingMail {
   to: string;
@@ -17,9 +18,12 @@ export interface OutgoingMail {
 /**
  * The one rule of who gets mail: an address the user proved to be theirs, as SQL over a
  * user sid and an address (written once; used here and to choose digest recipients).
+ * Addresses are compared by their keys (core/email.ts): a value given here is normalized
+ * by the process, a column by emailKeySql.
  */
-export function provenAddress(userSid: unknown, email: unknown) {
-  return sql`EXISTS (SELECT 1 FROM proven_addresses pa WHERE pa.user_sid = ${userSid} AND pa.email = lower(${email}))`;
+export function provenAddress(userSid: unknown, email: string | SQL) {
+  const key = typeof email === 'string' ? normalizeEmail(email) : emailKeySql(email);
+  return sql`EXISTS (SELECT 1 FROM proven_addresses pa WHERE pa.user_sid = ${userSid} AND pa.email = ${key})`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Api, anonymous } from '../helpers/http.ts';
 import {
-  MESSAGES, expectDetail, expectFieldErrors, expectInvalidToken, expectMethodNotAllowed, expectNotAuthenticated, expectStatus,
+  MESSAGES, SESSION_ONLY, expectDetail, expectFieldErrors, expectInvalidToken, expectMethodNotAllowed, expectNotAuthenticated, expectStatus,
 } from '../helpers/assertions.ts';
 import { PATHS, addMember, authenticate, login, newOrganization, newUser, paths } from '../helpers/factories.ts';
 import { notificationPaths, openStream, sendNotification } from '../helpers/notifications.ts';
@@ -89,15 +89,18 @@ describe('POST /accounts/logoutall/', () => {
     const second = new Api(await login(user), 'token');
     const key = await newKey(user.api, user.sid);
     const stranger = await newUser('stranger');
+    const third = new Api(await login(user), 'token');
+    expectDetail(await key.post(EVERYWHERE), 403, SESSION_ONLY('end sessions'), 'an API key cannot end sessions');
+    expectStatus(await third.get(PATHS.checktoken), 200, 'nothing ended');
     const res = await second.post(EVERYWHERE);
     expectStatus(res, 200);
-    assert.deepEqual(res.json, { detail: 'Every session of the account has ended.', ended: 2 });
+    assert.deepEqual(res.json, { detail: 'Every session of the account has ended.', ended: 3 });
     expectInvalidToken(await user.api.get(PATHS.checktoken));
     expectInvalidToken(await second.get(PATHS.checktoken));
     expectStatus(await key.get(PATHS.checktoken), 200, 'the API key stays');
     expectStatus(await stranger.api.get(PATHS.checktoken), 200, 'another account keeps its session');
-    // With only the API key left, there is no session to end.
-    assert.deepEqual(expectStatus(await key.post(EVERYWHERE), 200).json, { detail: 'Every session of the account has ended.', ended: 0 });
+    // An API key cannot end sessions (403), and stays.
+    expectDetail(await key.post(EVERYWHERE), 403, SESSION_ONLY('end sessions'));
     expectStatus(await key.get(PATHS.checktoken), 200);
   });
 

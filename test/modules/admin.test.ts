@@ -114,6 +114,14 @@ describe('the administrator the CLI named', () => {
     expectStatus(await user.api.get(PATHS.checktoken), 401, 'the old token is still gone');
   });
 
+  test('finds an account by its address however it is spelled: the address\'s key (core/email.ts), not lower()', async () => {
+    const user = await newUser('strasse');
+    for (const spelling of [user.email.toUpperCase(), user.email.replace('strasse', 'STRAßE'), user.email.replace('strasse', 'straße')]) {
+      const page = assertPage(await admin.api.get(A.accounts(admin.sid, search(spelling))));
+      assert.deepEqual(page.results.map((r) => r.sid), [user.sid], spelling);
+    }
+  });
+
   test('mails an unproven account a new proof; a proven one is told it is proved', async () => {
     const email = uniqueEmail('unproven');
     expectStatus(await signup({ email, password: strongPassword() }), 201);

@@ -3,10 +3,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Api, anonymous } from '../helpers/http.ts';
 import {
-  assertPage, assertShape, expectFieldErrors, expectForbidden, expectInvalidToken, expectMethodNotAllowed,
-  expectNotAuthenticated, expectNotFound, expectPlainText, expectStatus, MESSAGES,
+  assertPage, assertShape, expectDetail, expectFieldErrors, expectForbidden, expectInvalidToken, expectMethodNotAllowed,
+  expectNotAuthenticated, expectNotFound, expectPlainText, expectStatus, MESSAGES, SESSION_ONLY,
 } from '../helpers/assertions.ts';
-import { PATHS, newUser, paths, type TestUser } from '../helpers/factories.ts';
+import { PATHS, newUser, paths, uniqueEmail, type TestUser } from '../helpers/factories.ts';
 
 async function createKey(user: TestUser, name: string) {
   const res = await user.api.post(paths.apikeyList(user.sid, 'detail'), { name });
@@ -59,7 +59,7 @@ describe('API keys', () => {
     const user = await newUser('keydelete');
     const key = await createKey(user, 'temporary');
     const bearer = new Api(key.key, 'Bearer');
-    expectStatus(await bearer.get(PATHS.logout), 200);
+    expectDetail(await bearer.get(PATHS.logout), 403, SESSION_ONLY('end sessions'), 'an API key cannot end sessions');
     expectStatus(await bearer.get(PATHS.checktoken), 200, 'logout ends sessions, not API keys');
     const res = await user.api.delete(paths.apikeyDetail(key.sid));
     expectStatus(res, 200);
@@ -76,6 +76,28 @@ describe('API keys', () => {
     const bearer = new Api(key.key, 'Bearer');
     expectStatus(await bearer.delete(paths.apikeyDetail(key.sid)), 200);
     expectInvalidToken(await bearer.get(PATHS.checktoken));
+  });
+
+  test('an API key may not create keys, delete another key, change the password or the sign-in address (403 saying so); a session may', async () => {
+    const user = await newUser('keyrules');
+    const key = await createKey(user, 'script');
+    const other = await createKey(user, 'other');
+    const bearer = new Api(key.key, 'Bearer');
+    expectDetail(await bearer.post(paths.apikeyList(user.sid, 'detail'), { name: 'another' }), 403, SESSION_ONLY('create API keys'));
+    expectDetail(await bearer.delete(paths.apikeyDetail(other.sid)), 403, SESSION_ONLY('delete another API key'));
+    expectDetail(await bearer.post('/accounts/changepassword/', { current_password: user.password, new_password: 'a brand new password for keys 7' }),
+      403, SESSION_ONLY('change the password'));
+    expectDetail(await bearer.post('/accounts/changeemail/', { email: uniqueEmail('moved') }), 403, SESSION_ONLY('change the sign-in address'),
+      'refused as a credential action, before whether the address is proved');
+    // It reads the keys; add_permission and change_permission say what it may do.
+    const page = assertPage(await bearer.get(paths.apikeyList(user.sid, 'list')), 'apikey.list');
+    assert.equal(page.add_permission, false);
+    assert.deepEqual(Object.fromEntries(page.results.map((k) => [k.name, k.change_permission])), { script: true, other: false });
+    // Nothing changed: two keys, the old password, the other key works.
+    assert.equal(assertPage(await user.api.get(paths.apikeyList(user.sid, 'list'))).count, 2);
+    expectStatus(await anonymous.post(PATHS.auth, { username: user.email, password: user.password }), 200, 'the password is unchanged');
+    expectStatus(await new Api(other.key, 'Bearer').get(PATHS.checktoken), 200);
+    expectStatus(await user.api.post(paths.apikeyList(user.sid, 'detail'), { name: 'from a session' }), 201, 'a session may');
   });
 
   test('another user can neither list (403) nor read or delete (404) someone else\'s keys', async () => {

@@ -40,6 +40,8 @@ describe('changing the address of an unproven account', () => {
     }, 'nothing changes before the proof');
     const mail = await readMail(fixed, { subject: PROOF_SUBJECT });
     assert.ok(mail.verifyTag);
+    assert.match(mail.body, /with .+ instead of the address they signed up with\.\n/, 'the mail says what the link does');
+    assert.match(mail.body, /It then becomes the account's sign-in address/);
     expectDetail(await anonymous.post(PATHS.verifyemail, undefined, { query: { tag: mail.verifyTag } }), 200, 'Email verified.');
     assert.deepEqual(await sessionOf(account.api), {
       sid: account.sid, first_name: 'Typo', last_name: 'Maker', email: fixed, is_email_verified: true, pending_email: null, is_instance_admin: false,

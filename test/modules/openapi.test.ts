@@ -104,8 +104,12 @@ describe('the OpenAPI document', () => {
     }
     const rowPage = served.paths['/tables/row/list/{level}/{sid}/detail/'].get.responses['200'].content['application/json'].schema;
     assert.deepEqual(rowPage, { $ref: '#/components/schemas/RowDetailPage' });
+    // Compact per operation (shared shapes are referenced, not inlined): the document
+    // grows with the API, about 2,000 characters an operation today.
     const size = JSON.stringify(served).length;
-    assert.ok(size < 340_000, `${size} characters`);
+    const operationCount: number = Object.values(served.paths as Record<string, Record<string, unknown>>)
+      .flatMap((item) => Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete', 'head'].includes(m))).length;
+    assert.ok(size / operationCount < 2_500, `${size} characters for ${operationCount} operations`);
   });
 
   test('names say what they are (issue 22): no operationId made of the method and the path, no numbered or generator-clashing component', () => {

@@ -204,6 +204,10 @@ const TABLE: Walk[] = [
     path: () => '/accounts/verifyemail/?tag=not-a-tag',
   },
   {
+    route: 'POST /accounts/unlock/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
+    path: () => '/accounts/unlock/?tag=not-a-tag',
+  },
+  {
     route: 'POST /accounts/verifyemail/resend/', note: 'every caller here has proved their email', expect: E(200, 200, 200, 200, 200, 200, 200, 401),
     path: () => '/accounts/verifyemail/resend/',
   },

@@ -26,10 +26,11 @@ const missingHeader = (method: string) =>
 async function signIn(user: { email: string; password: string }, baseUrl?: string) {
   const res = await new Api(null, 'token', baseUrl).post(SESSION, { username: user.email, password: user.password });
   expectStatus(res, 200, 'signing in with the session endpoint');
-  const setCookie = res.headers.get('set-cookie') ?? '';
+  const cookies = res.headers.getSetCookie();
+  const setCookie = cookies.find((c) => c.startsWith('records_session=')) ?? '';
   const match = /^records_session=([^;]+);/.exec(setCookie);
-  assert.ok(match, `a records_session cookie, got "${setCookie}"`);
-  return { res, setCookie, token: match[1] };
+  assert.ok(match, `a records_session cookie, got "${cookies.join(' | ')}"`);
+  return { res, setCookie, token: match[1], deviceCookie: cookies.find((c) => c.startsWith('records_device=')) ?? '' };
 }
 
 /** POST JSON from a chosen local address: the server sees another client address. */
@@ -66,11 +67,14 @@ before(async () => {
 
 describe('signing in from the web app', () => {
   test('POST /accounts/session/ answers the user and sets an HttpOnly, SameSite=Strict cookie (not Secure over http)', async () => {
-    const { res, setCookie, token } = await signIn(user);
+    const { res, setCookie, token, deviceCookie } = await signIn(user);
     assert.equal(res.json.token, undefined, 'the token never reaches the page');
     assert.deepEqual(res.json, { user: { sid: user.sid, first_name: user.first_name, last_name: user.last_name, email: user.email, is_email_verified: true, pending_email: null, is_instance_admin: false } });
     const attributes = setCookie.split(';').map((a) => a.trim().toLowerCase());
     assert.deepEqual(attributes.slice(1).sort(), ['httponly', 'path=/', 'samesite=strict'], setCookie);
+    // And the device cookie (issue 21): this browser signed in before; sent only to /accounts/, for a year.
+    const device = deviceCookie.split(';').map((a) => a.trim().toLowerCase());
+    assert.deepEqual(device.slice(1).sort(), ['httponly', 'max-age=31536000', 'path=/accounts/', 'samesite=strict'], deviceCookie);
     assert.ok(token.length >= 32, 'an unguessable token');
     assert.equal(res.headers.get('cache-control'), 'no-store');
   });

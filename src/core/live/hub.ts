@@ -15,6 +15,7 @@ import { Fanout } from './fanout.js';
 import { LiveListener, type ChannelHandlers } from './listener.js';
 import { streamSlots, type StreamSlots } from './slots.js';
 import { standingsOf, validStreamCredentials, type Standing } from './standing.js';
+import { safeMessage } from '../log-redaction.js';
 
 /** The channel of access changes: pg_notify'd by triggers on personnel and project_members (migration 0020). */
 export const ACCESS_CHANNEL = 'records_access';
@@ -218,7 +219,7 @@ export class LiveHub {
     try {
       await this.serially(() => this.applyAccess());
     } catch (err) {
-      this.options.log.warn({ error: (err as Error).message }, 'live: applying an access change failed; the next re-check applies it');
+      this.options.log.warn({ error: safeMessage(err) }, 'live: applying an access change failed; the next re-check applies it');
     }
     if (this.pending.size) {
       setImmediate(() => void this.flushAccess());
@@ -229,7 +230,7 @@ export class LiveHub {
       try {
         deliver();
       } catch (err) {
-        this.options.log.warn({ error: (err as Error).message }, 'live: an event could not be handled');
+        this.options.log.warn({ error: safeMessage(err) }, 'live: an event could not be handled');
       }
     }
   }

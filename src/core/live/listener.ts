@@ -6,6 +6,7 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
+import { safeMessage } from '../log-redaction.js';
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
@@ -67,7 +68,7 @@ export class LiveListener {
     try {
       handlers.hear(payload);
     } catch (err) {
-      this.options.log.warn({ error: (err as Error).message }, 'live: an event could not be handled');
+      this.options.log.warn({ error: safeMessage(err) }, 'live: an event could not be handled');
     }
   }
 
@@ -81,7 +82,7 @@ export class LiveListener {
       this.lostAt ??= new Date().toISOString();
       client.end().catch(() => {});
       if (this.stopped) return;
-      log.warn({ error: err?.message, retryMs: this.retryMs }, 'live: LISTEN connection lost; reconnecting');
+      log.warn({ error: err ? safeMessage(err) : undefined, retryMs: this.retryMs }, 'live: LISTEN connection lost; reconnecting');
       this.scheduleReconnect();
     };
     client.on('error', lost);
@@ -107,7 +108,7 @@ export class LiveListener {
         try {
           await handlers.onReconnect?.(since);
         } catch (err) {
-          log.warn({ error: (err as Error).message }, 'live: catching up after a reconnect failed');
+          log.warn({ error: safeMessage(err) }, 'live: catching up after a reconnect failed');
         }
       }
     }

@@ -4,11 +4,12 @@
 import { sql } from 'drizzle-orm';
 import { query } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
-import type { Actor } from '../../core/auth.js';
+import { normalizeEmail } from '../../core/email.js';
+import { requireSession, type Actor } from '../../core/auth.js';
 import { enqueueMail } from '../../mail/outbox.js';
 import type { AppContext } from '../../context.js';
 import { createProofTag, INVITED, isInvited } from './email-proof.js';
-import { existingAccountMail, proofMail } from './mails.js';
+import { changeAddressMail, existingAccountMail } from './mails.js';
 import { createResetTag, mayMailAccount, takeClientMailQuota, RESET_MINUTES } from './service.js';
 
 /**
@@ -16,16 +17,18 @@ import { createResetTag, mayMailAccount, takeClientMailQuota, RESET_MINUTES } fr
  * same whether or not the address has an account (that address is told so instead, with a
  * reset link, as signup does), so nobody learns who has one; the quotas are signup's. 403
  * for an account whose email is proved (its sign-in address is not changed here) and for one an
- * organization added by its address (the invitation proves that one).
+ * organization added by its address (the invitation proves that one). Only a session may ask
+ * (403 for an API key): the sign-in address is a credential, like the password (issue 21).
  */
 export async function changeEmail(ctx: AppContext, actor: Actor, email: string, clientAddress: string): Promise<void> {
+  requireSession(actor, 'change the sign-in address');
   if (actor.emailVerified) throw errors.refused('Your email address is proved: it is your sign-in address and cannot be changed here.');
   if (await isInvited(ctx.db, actor.userSid)) throw errors.refused(INVITED);
   await takeClientMailQuota(ctx, clientAddress);
   await ctx.db.transaction(async (tx) => {
     const mayMail = await mayMailAccount(tx, email);
     const [other] = await query<{ sid: string; email: string; is_active: boolean }>(tx, sql`
-      SELECT sid, email, is_active FROM users WHERE lower(email) = lower(${email}) AND sid <> ${actor.userSid}`);
+      SELECT sid, email, is_active FROM users WHERE email_key = ${normalizeEmail(email)} AND sid <> ${actor.userSid}`);
     // A tag either way, so the caller's pending address (GET /accounts/session/) looks the
     // same; when the address has an account, its owner is told so instead, and the tag
     // goes nowhere.
@@ -35,7 +38,7 @@ export async function changeEmail(ctx: AppContext, actor: Actor, email: string, 
       if (mayMail && other.is_active) await enqueueMail(tx, existingAccountMail(ctx.config.mailBaseUrl, other.email, reset, RESET_MINUTES));
       return;
     }
-    if (mayMail) await enqueueMail(tx, proofMail(ctx.config.mailBaseUrl, email, actor.firstName, tag));
+    if (mayMail) await enqueueMail(tx, changeAddressMail(ctx.config.mailBaseUrl, email, actor.firstName, tag));
   });
   ctx.mail.kick();
 }

@@ -7,6 +7,7 @@ import { query, type Db } from '../../db/client.js';
 import { emailProofs } from '../../db/schema.js';
 import { newSecret, hashSecret } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
+import { normalizeEmail } from '../../core/email.js';
 import { enqueueMail, provenAddress } from '../../mail/outbox.js';
 import { proofMail } from './mails.js';
 import { grantFirstAccount } from '../admin/admins.js';
@@ -32,9 +33,10 @@ export async function createProofTag(tx: Db, userSid: string, email: string, opt
  * is proven (and, the first account of a fresh instance, its administrator).
  */
 export async function proveAddress(tx: Db, userSid: string, email: string): Promise<void> {
-  await tx.execute(sql`INSERT INTO proven_addresses (user_sid, email) VALUES (${userSid}, lower(${email})) ON CONFLICT DO NOTHING`);
+  const key = normalizeEmail(email);
+  await tx.execute(sql`INSERT INTO proven_addresses (user_sid, email) VALUES (${userSid}, ${key}) ON CONFLICT DO NOTHING`);
   const proven = await query<{ sid: string }>(tx, sql`UPDATE users SET email_verified_at = now()
-    WHERE sid = ${userSid} AND email_verified_at IS NULL AND lower(email) = lower(${email}) RETURNING sid`);
+    WHERE sid = ${userSid} AND email_verified_at IS NULL AND email_key = ${key} RETURNING sid`);
   if (proven.length) await grantFirstAccount(tx, userSid);
 }
 
@@ -77,10 +79,11 @@ export async function verifyEmail(ctx: AppContext, tag: string): Promise<void> {
  * address must not keep their invitation under an address of its own).
  */
 async function takeSigninEmail(tx: Db, userSid: string, email: string): Promise<void> {
-  const [other] = await query<{ sid: string }>(tx, sql`SELECT sid FROM users WHERE lower(email) = lower(${email}) AND sid <> ${userSid}`);
+  const key = normalizeEmail(email);
+  const [other] = await query<{ sid: string }>(tx, sql`SELECT sid FROM users WHERE email_key = ${key} AND sid <> ${userSid}`);
   if (other) throw errors.field('tag', 'Another account has this address by now: sign in with that one.');
   if (await isInvited(tx, userSid)) throw errors.field('tag', INVITED);
-  await tx.execute(sql`UPDATE users SET email = ${email} WHERE sid = ${userSid} AND email_verified_at IS NULL`);
+  await tx.execute(sql`UPDATE users SET email = ${email}, email_key = ${key} WHERE sid = ${userSid} AND email_verified_at IS NULL`);
 }
 
 /**

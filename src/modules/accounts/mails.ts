@@ -1,11 +1,16 @@
-// The account mails: proving an address, an existing account, a password reset, an
-// invitation, many failed sign-ins. Links are built from the configured base URL
-// (PUBLIC_URL, or HOST and PORT at start-up), never from a request.
+// The account mails: proving an address (or an unproven account's new sign-in address), an
+// existing account, a password reset, an invitation, many failed sign-ins. Links are built
+// from the configured base URL (PUBLIC_URL, or HOST and PORT at start-up), never from a request.
 import type { OutgoingMail } from '../../mail/outbox.js';
 
 /** Where a person proves an address with a tag. */
 export function verifyLink(baseUrl: string, tag: string): string {
   return `${baseUrl}/accounts/verifyemail/?tag=${encodeURIComponent(tag)}`;
+}
+
+/** Where the owner of a slowed-down account trusts the client they are on (devices.ts). */
+export function unlockLink(baseUrl: string, tag: string): string {
+  return `${baseUrl}/accounts/unlock/?tag=${encodeURIComponent(tag)}`;
 }
 
 /** Where a person sets their password with a tag. */
@@ -27,6 +32,24 @@ export function proofMail(baseUrl: string, email: string, name: string, tag: str
         : `Someone (we hope you) signed up to the Records Service with ${email}.\n`)
       + `Prove that this address is yours within 24 hours by sending:\n\n  POST ${verifyLink(baseUrl, tag)}\n\n`
       + 'Until then no other mail goes to it. If you did not ask for this, ignore this message.\n',
+  };
+}
+
+/**
+ * The link that makes `email` the sign-in address of an account that has not proved its own
+ * yet, and proves it (valid 24 hours; POST /accounts/changeemail/). Sent to the new address,
+ * which is unproven, like any proof.
+ */
+export function changeAddressMail(baseUrl: string, email: string, name: string, tag: string): OutgoingMail {
+  return {
+    to: email,
+    recipient: 'proof',
+    subject: 'Prove your email address for the Records Service',
+    body: hello(name)
+      + `Someone (we hope you) asked to sign in to their Records Service account with ${email} instead of the address they signed up with.\n`
+      + `Prove that this address is yours within 24 hours by sending:\n\n  POST ${verifyLink(baseUrl, tag)}\n\n`
+      + `It then becomes the account's sign-in address; until then nothing changes and no other mail goes to it. `
+      + 'If you did not ask for this, ignore this message.\n',
   };
 }
 
@@ -80,16 +103,22 @@ export function invitationMail(baseUrl: string, email: string, organization: str
   };
 }
 
-/** Many failed sign-ins from many addresses: the owner hears of it, with a reset link. */
-export function failuresMail(baseUrl: string, user: { sid: string; email: string; firstName: string }, failures: number, tag: string, minutes: number): OutgoingMail {
+/** Many failed sign-ins from many addresses: the owner hears of it, with an unlock link and a reset link. */
+export function failuresMail(
+  baseUrl: string, user: { sid: string; email: string; firstName: string }, failures: number,
+  tags: { reset: string; unlock: string }, valid: { reset: number; unlock: number },
+): OutgoingMail {
   return {
     to: user.email,
     recipient: { userSid: user.sid },
     subject: 'Many failed sign-ins to your Records Service account',
     body: hello(user.firstName)
       + `There were ${failures} failed attempts to sign in to your account within 15 minutes, from several addresses.\n`
-      + 'Sign-ins to it are slowed down for a while; your password still works.\n'
-      + `If the password may be known to someone else, set a new one within ${minutes} minutes by sending it to:\n\n`
-      + `  POST ${resetLink(baseUrl, tag)}\n  {"password": "<new password>"}\n`,
+      + 'Sign-ins to it are slowed down for a while, except from browsers and apps you signed in with before; your password still works.\n'
+      + `To sign in at once from somewhere else, open this link there within ${valid.unlock} hours (once):\n\n`
+      + `  POST ${unlockLink(baseUrl, tags.unlock)}\n\n`
+      + `If the password may be known to someone else, set a new one within ${valid.reset} minutes by sending it to:\n\n`
+      + `  POST ${resetLink(baseUrl, tags.reset)}\n  {"password": "<new password>"}\n`
+      + 'A new password also ends the slow-down.\n',
   };
 }

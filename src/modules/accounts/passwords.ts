@@ -18,3 +18,5 @@ export async function checkPassword(stored: string | null, password: string): Pr
   }
   return verify(stored, password).catch(() => false);
 }
+
+export { assertStrongPassword } from './strength.js';

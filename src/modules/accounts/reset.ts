@@ -5,14 +5,17 @@ import { query } from '../../db/client.js';
 import { hashSecret } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
 import { isoTimestamp } from '../../core/sql.js';
-import { credentials, passwordResets, users } from '../../db/schema.js';
+import { credentials, passwordResets, rateLimits, users } from '../../db/schema.js';
 import { and, desc, eq } from 'drizzle-orm';
 import { enqueueMail } from '../../mail/outbox.js';
-import { hashPassword } from './passwords.js';
+import { assertStrongPassword, hashPassword } from './passwords.js';
 import { proveAddress } from './email-proof.js';
 import { resetMail } from './mails.js';
 import { createResetTag, findUserByEmail, mayMailAccount, takeClientMailQuota, RESET_MINUTES } from './service.js';
+import { accountCounter } from './signin.js';
+import { trustDevice } from './devices.js';
 import type { AppContext } from '../../context.js';
+import { safeMessage } from '../../core/log-redaction.js';
 
 const BAD_TAG = 'This link is invalid or has expired; ask for a new one.';
 
@@ -24,7 +27,7 @@ const BAD_TAG = 'This link is invalid or has expired; ask for a new one.';
 export async function forgetPassword(ctx: AppContext, email: string, clientAddress: string, log: FastifyBaseLogger): Promise<void> {
   await takeClientMailQuota(ctx, clientAddress);
   setImmediate(() => {
-    mailResetLink(ctx, email).catch((err: Error) => log.warn({ err: { message: err.message } }, 'the password reset mail could not be queued'));
+    mailResetLink(ctx, email).catch((err: Error) => log.warn({ err: { message: safeMessage(err) } }, 'the password reset mail could not be queued'));
   });
 }
 
@@ -46,23 +49,31 @@ export async function mailResetLink(ctx: AppContext, email: string): Promise<voi
 
 /**
  * Sets a password with a valid, unused tag (checked before the costly hashing, so bogus
- * tags cost nothing), proves the address the tag was mailed to, and ends every session
- * of the account (API keys stay; the reset mail listed them).
+ * tags cost nothing; then a password easy to guess is refused, 400), proves the address
+ * the tag was mailed to, ends every session of the account (API keys stay; the reset mail
+ * listed them) and the account's sign-in slow-down (signin.ts: the strangers' failures no
+ * longer hold up anyone), and trusts the client that sent it (devices.ts: the tag came by
+ * mail). Returns the device token for its cookie.
  */
-export async function resetPassword(ctx: AppContext, tag: string, password: string): Promise<void> {
+export async function resetPassword(ctx: AppContext, tag: string, password: string, device: string | undefined): Promise<string> {
   const tagHash = hashSecret(tag);
   const live = sql`${passwordResets.tagHash} = ${tagHash} AND ${passwordResets.usedAt} IS NULL AND ${passwordResets.expiresAt} > now()`;
-  const [found] = await ctx.db.select({ userSid: passwordResets.userSid }).from(passwordResets).where(live);
+  const [found] = await ctx.db.select({ email: users.email, firstName: users.firstName, lastName: users.lastName })
+    .from(passwordResets).innerJoin(users, eq(users.sid, passwordResets.userSid)).where(live);
   if (!found) throw errors.field('tag', BAD_TAG);
+  await assertStrongPassword(password, 'password', [found.email, found.firstName, found.lastName]);
   const passwordHash = await hashPassword(password);
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     // Spent here, under the row's lock: of two requests with one tag, one sets the password.
     const [row] = await query<{ user_sid: string }>(tx, sql`
       UPDATE password_resets SET used_at = now() WHERE ${live} RETURNING user_sid`);
     if (!row) throw errors.field('tag', BAD_TAG);
-    const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.sid, row.user_sid)).returning({ email: users.email });
+    const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.sid, row.user_sid))
+      .returning({ email: users.email, emailKey: users.emailKey });
     await proveAddress(tx, row.user_sid, user.email);
     await tx.delete(credentials).where(sql`${credentials.userSid} = ${row.user_sid} AND ${credentials.kind} = 'session'`);
     await tx.delete(passwordResets).where(sql`${passwordResets.userSid} = ${row.user_sid} AND ${passwordResets.usedAt} IS NULL`);
+    if (user.emailKey !== null) await tx.delete(rateLimits).where(eq(rateLimits.key, accountCounter(user.emailKey)));
+    return trustDevice(tx, row.user_sid, device);
   });
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Body, Sid, Text, Timestamp } from '../../core/schemas.js';
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'an email address' });
-export const Password = Type.String({ minLength: 8, maxLength: 128, description: 'at least 8 characters' });
+export const Password = Type.String({ minLength: 8, maxLength: 128, description: 'at least 8 characters, and not easy to guess (a zxcvbn score of 3 or more)' });
 
 // Titled: the OpenAPI document names them so (core/openapi.ts).
 export const User = Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() }, { title: 'User' });
@@ -29,6 +29,7 @@ export const ChangePasswordBody = Body({
 });
 export const ChangeEmailBody = Body({ email: Email });
 export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
+export const UnlockQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const Detail = Type.Object({ detail: Type.String() }, { title: 'Message' });
 

@@ -3,9 +3,10 @@ import { query, type Db } from '../../db/client.js';
 import { users, credentials, passwordResets } from '../../db/schema.js';
 import { newSid, newSecret, hashSecret } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
+import { normalizeEmail } from '../../core/email.js';
 import { takeHits } from '../../core/rate-limit.js';
 import { enqueueMail } from '../../mail/outbox.js';
-import { hashPassword } from './passwords.js';
+import { assertStrongPassword, hashPassword } from './passwords.js';
 import { createProofTag, proveAddress } from './email-proof.js';
 import { existingAccountMail, proofMail } from './mails.js';
 import type { AppContext } from '../../context.js';
@@ -26,9 +27,9 @@ function publicUser(row: { sid: string; email: string; firstName: string; lastNa
   return { sid: row.sid, email: row.email, first_name: row.firstName, last_name: row.lastName };
 }
 
-/** The account with this email (case-insensitive), if any. */
+/** The account with this email (compared by its key, core/email.ts), if any. */
 export async function findUserByEmail(db: Db, email: string) {
-  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`);
+  const [row] = await db.select().from(users).where(eq(users.emailKey, normalizeEmail(email)));
   return row;
 }
 
@@ -45,6 +46,7 @@ export async function createUser(
   const [row] = await db.insert(users).values({
     sid: newSid(),
     email: input.email,
+    emailKey: normalizeEmail(input.email),
     firstName: input.first_name ?? '',
     lastName: input.last_name ?? '',
     passwordHash: input.password === null ? null : await hashPassword(input.password),
@@ -62,7 +64,7 @@ export async function ensureUser(db: Db, input: { email: string; first_name?: st
   const found = await findUserByEmail(db, input.email);
   if (found) return { user: found, created: false };
   const [made] = await db.insert(users).values({
-    sid: newSid(), email: input.email, firstName: input.first_name ?? '', lastName: input.last_name ?? '', passwordHash: null,
+    sid: newSid(), email: input.email, emailKey: normalizeEmail(input.email), firstName: input.first_name ?? '', lastName: input.last_name ?? '', passwordHash: null,
   }).onConflictDoNothing().returning();
   return made ? { user: made, created: true } : { user: (await findUserByEmail(db, input.email))!, created: false };
 }
@@ -100,29 +102,31 @@ export function senderMailQuotaExceeded(ctx: AppContext, retryAfter: number) {
 
 /** Whether one more account mail may go to `email` this hour (counted when it may). */
 export async function mayMailAccount(db: Db, email: string): Promise<boolean> {
-  return (await takeHits(db, `mail:to:${email.toLowerCase()}`, 1, ACCOUNT_MAIL_PER_RECIPIENT_PER_HOUR, 3600)).ok;
+  return (await takeHits(db, `mail:to:${normalizeEmail(email)}`, 1, ACCOUNT_MAIL_PER_RECIPIENT_PER_HOUR, 3600)).ok;
 }
 
 /**
  * Signup. Answers the same (201, a sid, is_email_verified false) whether or not the email
  * already has an account, in the same time (the password is hashed either way): a new
  * account gets the link that proves its email, an existing one a mail saying it exists,
- * with a link to reset its password. The mail says the rest.
+ * with a link to reset its password. The mail says the rest. A password easy to guess is
+ * refused first (400), from what was sent alone, so that answer tells nothing either.
  */
 export async function signup(
   ctx: AppContext,
   input: { email: string; password: string; first_name?: string; last_name?: string },
   clientAddress: string,
 ) {
+  await assertStrongPassword(input.password, 'password', [input.email, input.first_name ?? '', input.last_name ?? '']);
   await takeClientMailQuota(ctx, clientAddress);
   const passwordHash = await hashPassword(input.password);
   const sid = newSid();
   const answer = { sid, email: input.email, first_name: input.first_name ?? '', last_name: input.last_name ?? '', is_email_verified: false };
   await ctx.db.transaction(async (tx) => {
     const made = await query<{ sid: string }>(tx, sql`
-      INSERT INTO users (sid, email, first_name, last_name, password_hash)
-      VALUES (${sid}, ${input.email}, ${answer.first_name}, ${answer.last_name}, ${passwordHash})
-      ON CONFLICT ((lower(email))) DO NOTHING RETURNING sid`);
+      INSERT INTO users (sid, email, email_key, first_name, last_name, password_hash)
+      VALUES (${sid}, ${input.email}, ${normalizeEmail(input.email)}, ${answer.first_name}, ${answer.last_name}, ${passwordHash})
+      ON CONFLICT (email_key) DO NOTHING RETURNING sid`);
     const mayMail = await mayMailAccount(tx, input.email);
     if (made.length) {
       const tag = await createProofTag(tx, sid, input.email);

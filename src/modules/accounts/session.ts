@@ -12,6 +12,7 @@ import { endSession } from './service.js';
 import { endEverySession } from './password-change.js';
 import { login } from './signin.js';
 import { sessionUser } from './session-user.js';
+import { DEVICE_COOKIE, deviceTokenOf, setDeviceCookie } from './devices.js';
 
 const tags = ['accounts'];
 const SessionAnswer = Type.Object({ user: SessionUser }, { title: 'Session' });
@@ -30,13 +31,14 @@ export function registerSession(app: FastifyInstance, ctx: AppContext): void {
       tags, summary: 'Sign in from the web app: a session cookie', security: [], body: AuthBody,
       description: `Sets the cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). `
         + 'The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry '
-        + '`X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/.',
+        + `\`X-Requested-With: records-web\` (403 otherwise). Same throttling as POST /accounts/auth/, and the same device cookie \`${DEVICE_COOKIE}\`.`,
       response: { 200: SessionAnswer, 400: FieldErrors, 406: DetailError, 429: DetailError },
     },
   }, async (request, reply: FastifyReply) => {
     const { username, password } = request.body as { username: string; password: string };
-    const { token, user } = await login(ctx, username, password, request.ip);
+    const { token, user, device } = await login(ctx, username, password, { address: request.ip, device: deviceTokenOf(request) });
     reply.setCookie(SESSION_COOKIE, token, cookieOptions(ctx));
+    setDeviceCookie(reply, ctx, device);
     return { user: await sessionUser(ctx.db, user.sid) };
   });
 
@@ -73,7 +75,8 @@ export function registerSession(app: FastifyInstance, ctx: AppContext): void {
       tags, summary: 'Sign out everywhere: end every session of the account',
       description: 'Ends every session token of the caller\'s account (the web app\'s cookies and the tokens of POST /accounts/auth/, '
         + 'the caller\'s own included) in one statement; their live streams end within seconds. Clears the session cookie. '
-        + 'API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended.',
+        + 'API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended. '
+        + 'Needs a session: an API key gets 403.',
       response: { 200: Type.Object({ detail: Type.String(), ended: Type.Integer({ description: 'sessions ended' }) }, { title: 'SessionsEnded' }), 401: DetailError, 403: DetailError },
     },
   }, async (request, reply) => {

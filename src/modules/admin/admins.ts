@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
+import { normalizeEmail } from '../../core/email.js';
 import type { Actor } from '../../core/auth.js';
 
 /**
@@ -22,10 +23,10 @@ export async function grantFirstAccount(tx: Db, userSid: string): Promise<boolea
   return made.length > 0;
 }
 
-/** Grants (true) or revokes (false) the instance administrator role of the account with `email`; undefined: no such account. */
+/** Grants (true) or revokes (false) the instance administrator role of the account with `email` (by its key); undefined: no such account. */
 export async function setInstanceAdmin(tx: Db, email: string, admin: boolean) {
   const [row] = await query<{ sid: string; email: string; is_instance_admin: boolean }>(tx, sql`
-    UPDATE users SET is_instance_admin = ${admin} WHERE lower(email) = lower(${email})
+    UPDATE users SET is_instance_admin = ${admin} WHERE email_key = ${normalizeEmail(email)}
     RETURNING sid, email, is_instance_admin`);
   return row;
 }

@@ -1,11 +1,12 @@
 // What the instance administrators read and change across every organization: the
 // organizations, the accounts, the outbox's health. Lists are newest first, each filter
-// served by an index (migration 0031: users_joined_idx, organizations_created_idx and the
+// served by an index (migration 0032: users_joined_idx, organizations_created_idx and the
 // trigram indexes of the searches).
 import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { counted, type Counted } from '../../core/pagination.js';
 import { containsPattern, formatMoney } from '../../core/sql.js';
+import { normalizeEmail } from '../../core/email.js';
 import { creditsOf } from '../credits/service.js';
 
 const ts = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -59,10 +60,10 @@ export async function findOrganization(db: Db, sid: string): Promise<{ sid: stri
 
 // ----------------------------------------------------------------- accounts --
 
+/** Name contains `search` (ILIKE), or the address's key contains the text's key (core/email.ts: one way to compare addresses). */
 function accountsWhere(search: string | undefined): SQL {
   if (!search) return sql`TRUE`;
-  const pattern = containsPattern(search);
-  return sql`((u.first_name || ' ' || u.last_name) ILIKE ${pattern} OR u.email ILIKE ${pattern})`;
+  return sql`((u.first_name || ' ' || u.last_name) ILIKE ${containsPattern(search)} OR u.email_key LIKE ${containsPattern(normalizeEmail(search))})`;
 }
 
 export interface AdminAccountRow {

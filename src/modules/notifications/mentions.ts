@@ -4,19 +4,20 @@ import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { sendNotifications } from './send.js';
 import { readsProject } from '../../core/rules.js';
+import { emailKeySql, normalizeEmail } from '../../core/email.js';
 
 // "@" not preceded by a character of an email address or sid, so "bob@example.com" mentions no one.
 const SID_MENTION = /(?<![0-9A-Za-z@._%+-])@([0-9A-Za-z]{16})(?![0-9A-Za-z@._%+-])/g;
 const EMAIL_MENTION = /(?<![0-9A-Za-z@._%+-])@([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
 const EXCERPT = 1000;
 
-/** The personnel sids and (lower-case) emails mentioned in a text. */
+/** The personnel sids and the keys of the emails (core/email.ts) mentioned in a text. */
 export function mentionsIn(text: string): { sids: Set<string>; emails: Set<string> } {
   const sids = new Set<string>();
   const emails = new Set<string>();
   if (!text.includes('@')) return { sids, emails };
   for (const m of text.matchAll(SID_MENTION)) sids.add(m[1]);
-  for (const m of text.matchAll(EMAIL_MENTION)) emails.add(m[1].toLowerCase());
+  for (const m of text.matchAll(EMAIL_MENTION)) emails.add(normalizeEmail(m[1]));
   return { sids, emails };
 }
 
@@ -50,7 +51,7 @@ export async function notifyMentions(tx: Db, change: CellChange): Promise<string
       FROM personnel p
      WHERE p.organization_sid = ${change.organizationSid}
        AND (p.user_sid = ${change.authorUserSid} OR (
-             (p.sid IN (${list(sids)}) OR lower(p.email) IN (${list(emails)}))
+             (p.sid IN (${list(sids)}) OR ${emailKeySql(sql`p.email`)} IN (${list(emails)}))
          AND ${readsProject.forPersonnel('p', sql`${change.row.project_sid}`)}))`);
   const author = people.find((p) => p.is_author);
   const recipients = people.filter((p) => !p.is_author && p.wants).map((p) => p.sid);

@@ -17,6 +17,7 @@ import { query } from '../../db/client.js';
 import { eventOf, type LiveNotifications, type Subscriber } from './live.js';
 import { findNotification, inboxesSince } from './repository.js';
 import { StreamQuery } from './schemas.js';
+import { safeMessage } from '../../core/log-redaction.js';
 
 const CATCH_UP_LIMIT = 100;
 const NO_LONGER_MEMBER = 'You are no longer an active member of the organization.';
@@ -105,7 +106,7 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
           for (const row of missed) if (row.sid !== last.sid) live.deliverTo(subscriber, eventOf(row));
         }
       } catch (err) {
-        request.log.warn({ error: (err as Error).message }, 'notification stream: catching up failed');
+        request.log.warn({ error: safeMessage(err) }, 'notification stream: catching up failed');
       }
     }
   });

@@ -7,6 +7,7 @@ import { loadOrganizationRecord, type Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
+import { normalizeEmail } from '../../core/email.js';
 import { toBool } from '../../core/schemas.js';
 import { enqueueMail } from '../../mail/outbox.js';
 import { createResetTag, ensureUser, takeSenderMailQuota, INVITATION_DAYS } from '../accounts/service.js';
@@ -48,6 +49,25 @@ function checkDates(start: string | undefined, end: string | null | undefined) {
   if (Object.keys(problems).length) throw errors.fields(problems);
 }
 
+/**
+ * Refuses (400 on `dashboard`) a link that is not http(s): a dashboard link is a page to
+ * open, and a `javascript:` or `data:` link would run or show what its writer chose when
+ * followed. Read with the URL parser browsers use (so `java\tscript:` or ` javascript:`
+ * is seen for what it is); a relative link (`/tables/…`) is this service's own page. An
+ * empty link (a note alone) is allowed.
+ */
+function checkDashboard(dashboard: { link: string }[] | undefined) {
+  const bad = (dashboard ?? []).findIndex(({ link }) => {
+    if (link === '') return false;
+    try {
+      return !['http:', 'https:'].includes(new URL(link, 'https://relative.invalid/').protocol);
+    } catch {
+      return true;
+    }
+  });
+  if (bad >= 0) throw errors.field('dashboard', `Link ${bad + 1} is not a web link: use an http:// or https:// address (javascript:, data: and other kinds are refused).`);
+}
+
 /** Locks the organization's row: changes that could leave it without an Admin take turns. */
 async function lockOrganization(tx: Db, orgSid: string) {
   await tx.select({ sid: organizations.sid }).from(organizations).where(eq(organizations.sid, orgSid)).for('update');
@@ -64,7 +84,7 @@ async function lockOrganization(tx: Db, orgSid: string) {
 export async function addPersonnel(ctx: AppContext, membership: Membership, actor: Actor, inputs: PersonnelInput[]): Promise<PersonnelRow[]> {
   const seen = new Set<string>();
   for (const input of inputs) {
-    const key = input.email.toLowerCase();
+    const key = normalizeEmail(input.email);
     if (seen.has(key)) throw errors.field('email', `${input.email} is listed twice.`);
     seen.add(key);
     checkDates(input.date_start, input.date_end);
@@ -121,6 +141,7 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
   const fields = Object.keys(changes);
   if (!permissions.personnel.changeFields(membership, row.sid, fields)) throw errors.forbidden();
   checkDates(changes.date_start ?? row.date_start, changes.date_end === undefined ? row.date_end : changes.date_end);
+  checkDashboard(changes.dashboard);
 
   const flag = (v: Flag | undefined) => (v === undefined ? undefined : toBool(v));
   const values = {
@@ -150,7 +171,7 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
     const [changed] = await tx.update(personnel).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` })
       .where(eq(personnel.sid, sid)).returning({ userSid: personnel.userSid, firstName: personnel.firstName });
     // A new contact address gets no mail until its owner proves it: mail them the proof.
-    if (changes.email !== undefined && changes.email.toLowerCase() !== row.email.toLowerCase() && !(await isProven(tx, changed.userSid, changes.email))) {
+    if (changes.email !== undefined && normalizeEmail(changes.email) !== normalizeEmail(row.email) && !(await isProven(tx, changed.userSid, changes.email))) {
       await takeSenderMailQuota(ctx, tx, actor.userSid, 1);
       const tag = await createProofTag(tx, changed.userSid, changes.email);
       await enqueueMail(tx, proofMail(ctx.config.mailBaseUrl, changes.email, changed.firstName, tag, true));

@@ -6,7 +6,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { ErrorMessage, Loading } from '../components/ui';
 import { sessionQuery, useSession, useSessionAwaitingProof } from '../features/auth/api/session';
 import { UnprovenPage } from '../features/auth/components/unproven-page';
-import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from '../features/auth/components/auth-pages';
+import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, UnlockPage, VerifyEmailPage } from '../features/auth/components/auth-pages';
 import { useOrganizations } from '../features/organizations/api/organizations';
 import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
 import { OrganizationOverview } from '../features/organizations/components/overview';
@@ -66,7 +66,7 @@ const signInRoute = createRoute({
 const signUpRoute = createRoute({ getParentRoute: () => rootRoute, path: '/signup', component: SignUpPage });
 const forgotRoute = createRoute({ getParentRoute: () => rootRoute, path: '/forgot-password', component: ForgotPasswordPage });
 
-// The emailed links: {PUBLIC_URL}/accounts/resetpassword/?tag=… and /accounts/verifyemail/?tag=….
+// The emailed links: {PUBLIC_URL}/accounts/resetpassword/?tag=…, /accounts/verifyemail/?tag=… and /accounts/unlock/?tag=….
 const resetRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/accounts/resetpassword',
@@ -81,6 +81,15 @@ const verifyRoute = createRoute({
   validateSearch: tagSearch,
   component: function Verify() {
     return <VerifyEmailPage tag={verifyRoute.useSearch().tag} />;
+  },
+});
+
+const unlockRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/accounts/unlock',
+  validateSearch: tagSearch,
+  component: function Unlock() {
+    return <UnlockPage tag={unlockRoute.useSearch().tag} />;
   },
 });
 
@@ -302,6 +311,7 @@ const routeTree = rootRoute.addChildren([
   forgotRoute,
   resetRoute,
   verifyRoute,
+  unlockRoute,
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,

@@ -126,7 +126,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with another address: for an account whose email is not proved yet
-         * @description For a typo at signup. Nothing changes yet: the new address is mailed a link (POST /accounts/verifyemail/?tag=…) that makes it the sign-in email and proves it; GET /accounts/session/ shows it as pending_email meanwhile. The answer is the same whether or not the address has an account (that address is mailed instead, as for signup). 403 for an account whose email is proved, or that an organization added by its address (its invitation proves that one); 429 as for signup.
+         * @description For a typo at signup. Nothing changes yet: the new address is mailed a link (POST /accounts/verifyemail/?tag=…) that makes it the sign-in email and proves it; GET /accounts/session/ shows it as pending_email meanwhile. The answer is the same whether or not the address has an account (that address is mailed instead, as for signup). 403 for an account whose email is proved, or that an organization added by its address (its invitation proves that one), and for an API key (a session must ask); 429 as for signup.
          */
         post: operations["changeEmail"];
         delete?: never;
@@ -146,7 +146,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: a token for the email (username) and password
-         * @description Failures are limited per client address and account, per client address, and (a slow-down) per account; beyond them 429 with Retry-After. An account whose email is not proved yet signs in, but may only prove it.
+         * @description Failures are limited per client address and account, per client address, and (a slow-down) per account; beyond them 429 with Retry-After. A client that signed in to the account before and kept the device cookie `records_device` (set by every successful sign-in, Path=/accounts/) has a limit of its own instead, which strangers' failures do not touch. A script that keeps no cookies shares the slow-down with everyone: use an API key. An account whose email is not proved yet signs in, but may only prove it.
          */
         post: operations["signIn"];
         delete?: never;
@@ -179,10 +179,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** End the session token */
+        /**
+         * End the session token
+         * @description With a token header (the design's form for scripts), GET or POST. Signed in with the session cookie, it needs `X-Requested-With: records-web` whatever the method (403 otherwise), so a link or an image cannot sign anyone out. An API key cannot end sessions (403); delete it with DELETE /accounts/apikey/detail/{sid}/ from a session.
+         */
         get: operations["signOutWithGet"];
         put?: never;
-        /** End the session token */
+        /**
+         * End the session token
+         * @description With a token header (the design's form for scripts), GET or POST. Signed in with the session cookie, it needs `X-Requested-With: records-web` whatever the method (403 otherwise), so a link or an image cannot sign anyone out. An API key cannot end sessions (403); delete it with DELETE /accounts/apikey/detail/{sid}/ from a session.
+         */
         post: operations["signOut"];
         delete?: never;
         options?: never;
@@ -221,9 +227,29 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the emailed tag
-         * @description The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else. Setting the password proves the email (the tag was mailed to it) and ends every session of the account; API keys stay.
+         * @description The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else. A password easy to guess (zxcvbn score below 3: a common password, a keyboard walk, one's own name or email …) is refused with 400 on `password` saying why. Setting the password proves the email (the tag was mailed to it), ends every session of the account (API keys stay) and ends the account's sign-in slow-down; the answer sets the device cookie `records_device` (this client has signed in before, see POST /accounts/auth/).
          */
         post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/unlock/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let this client sign in at once despite a slow-down, with the mailed tag
+         * @description When many failed sign-ins from many addresses slow an account down, its owner is mailed this link (valid 24 hours, once). Sending it sets the device cookie `records_device`: this client then signs in to the account as one that signed in before, with a limit of its own that strangers' failures do not touch. 400 on `tag` for a bad, used or expired one.
+         */
+        post: operations["unlockSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -241,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Change the caller's password (the current one required)
-         * @description `new_password` is checked as signup checks a password (8 to 128 characters). A wrong `current_password` answers 400 on that field and changes nothing. In one transaction the password changes and every other session of the account ends (their live streams too, within seconds); the session that asked stays signed in. API keys stay: list them with GET /accounts/apikey/list/user/{user_sid}/list/ and delete any with DELETE /accounts/apikey/detail/{sid}/.
+         * @description `new_password` is checked as signup checks a password (8 to 128 characters, not easy to guess). A wrong `current_password` answers 400 on that field and changes nothing; wrong ones are limited per account like sign-in failures (LOGIN_FAILURES_PER_CLIENT per 15 minutes, then 429 with Retry-After). Needs a session: an API key gets 403. In one transaction the password changes and every other session of the account ends (their live streams too, within seconds); the session that asked stays signed in. API keys stay: list them with GET /accounts/apikey/list/user/{user_sid}/list/ and delete any with DELETE /accounts/apikey/detail/{sid}/.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -265,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in from the web app: a session cookie
-         * @description Sets the cookie `records_session` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry `X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/.
+         * @description Sets the cookie `records_session` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_URL is https). The API accepts it beside the token headers; a POST, PUT, PATCH or DELETE signed in with it must carry `X-Requested-With: records-web` (403 otherwise). Same throttling as POST /accounts/auth/, and the same device cookie `records_device`.
          */
         post: operations["createSession"];
         /**
@@ -289,7 +315,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out everywhere: end every session of the account
-         * @description Ends every session token of the caller's account (the web app's cookies and the tokens of POST /accounts/auth/, the caller's own included) in one statement; their live streams end within seconds. Clears the session cookie. API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended.
+         * @description Ends every session token of the caller's account (the web app's cookies and the tokens of POST /accounts/auth/, the caller's own included) in one statement; their live streams end within seconds. Clears the session cookie. API keys are not sessions and stay (DELETE /accounts/apikey/detail/{sid}/ deletes one). Answers how many sessions ended. Needs a session: an API key gets 403.
          */
         post: operations["signOutEverywhere"];
         delete?: never;
@@ -315,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (answers the name shape)
-         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored).
+         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
          *     Levels: user.
          */
@@ -343,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (answers the list shape)
-         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored).
+         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
          *     Levels: user.
          */
@@ -371,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (answers the detail shape)
-         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored).
+         * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
          *     Levels: user.
          */
@@ -393,7 +419,7 @@ export interface paths {
         get: operations["getApiKey"];
         put?: never;
         post?: never;
-        /** Delete one of the caller's API keys; it stops authenticating at once */
+        /** Delete one of the caller's API keys; it stops authenticating at once (an API key may delete only itself: 403 otherwise) */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
@@ -2541,7 +2567,7 @@ export interface components {
              * @description an email address
              */
             email: string;
-            /** @description at least 8 characters */
+            /** @description at least 8 characters, and not easy to guess (a zxcvbn score of 3 or more) */
             password: string;
             first_name?: string;
             last_name?: string;
@@ -2609,13 +2635,13 @@ export interface components {
             email: string;
         };
         ResetPasswordBody: {
-            /** @description at least 8 characters */
+            /** @description at least 8 characters, and not easy to guess (a zxcvbn score of 3 or more) */
             password: string;
         };
         ChangePasswordBody: {
             /** @description the password the account has now */
             current_password: string;
-            /** @description at least 8 characters */
+            /** @description at least 8 characters, and not easy to guess (a zxcvbn score of 3 or more) */
             new_password: string;
         };
         /** SessionUser */
@@ -5508,6 +5534,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5533,6 +5560,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5606,6 +5634,31 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    unlockSignIn: {
+        parameters: {
+            query: {
+                /** @description the tag from the emailed link */
+                tag: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     changePassword: {
         parameters: {
             query?: never;
@@ -5642,6 +5695,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -89,6 +89,16 @@ export function useForgotPassword() {
   });
 }
 
+/**
+ * Trusts this browser for the account whose owner was mailed the unlock link (the API sets
+ * its device cookie): its sign-ins then skip the slow-down strangers' failures caused.
+ */
+export function useUnlock() {
+  return useMutation({
+    mutationFn: (tag: string) => unwrap(api.POST('/accounts/unlock/', { params: { query: { tag } } })),
+  });
+}
+
 /** Sets a new password with the tag of an emailed reset link. */
 export function useResetPassword() {
   return useMutation({

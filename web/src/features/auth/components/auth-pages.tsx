@@ -1,10 +1,10 @@
-// The account screens: sign in, sign up, forgotten password, reset (the emailed link) and
-// email proof (the emailed link).
+// The account screens: sign in, sign up, forgotten password, reset (the emailed link),
+// email proof (the emailed link) and unlock (the link mailed when sign-ins are slowed down).
 import { useEffect, useRef, type FormEvent } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
-import { useForgotPassword, useResetPassword, useSignIn, useSignUp } from '../api/session';
+import { useForgotPassword, useResetPassword, useSignIn, useSignUp, useUnlock } from '../api/session';
 import { useVerifyEmail } from '../api/verify-email';
 
 function fieldErrors(error: unknown, field: string): string[] | undefined {
@@ -185,6 +185,35 @@ export function VerifyEmailPage({ tag }: { tag?: string }) {
       <ErrorMessage error={verify.error} />
       <p>
         <Link to="/">Continue</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** The emailed unlock link's page: trusts this browser for the account at once, then offers to sign in. */
+export function UnlockPage({ tag }: { tag?: string }) {
+  const unlock = useUnlock();
+  const { mutate } = unlock;
+  // A tag is single-use: post it once, even when an effect runs twice (React's StrictMode in development).
+  const sent = useRef<string | null>(null);
+  useEffect(() => {
+    if (tag && sent.current !== tag) {
+      sent.current = tag;
+      mutate(tag);
+    }
+  }, [tag, mutate]);
+  return (
+    <AuthFrame title="Sign in despite the slow-down">
+      {!tag && (
+        <p role="alert" className="error">
+          This link has no tag: open the link from the email again.
+        </p>
+      )}
+      {unlock.isPending && <p role="status">Checking the link…</p>}
+      {unlock.isSuccess && <Notice>This browser may sign in to your account now, whatever others try.</Notice>}
+      <ErrorMessage error={unlock.error} />
+      <p>
+        <Link to="/signin">Sign in</Link>
       </p>
     </AuthFrame>
   );

@@ -1,7 +1,8 @@
 -- Instance administrators (users.is_instance_admin), the settings they change while the service runs
 -- (instance_settings: one row, null = the environment's value), a proof tag that changes an unproven
 -- account's sign-in email (email_proofs.changes_signin), and the indexes of the admin screen's lists and of
--- the personnel list's is_administrator filter. docs/decisions.md, "The instance's administrators".
+-- the personnel list's is_administrator filter (the account search reads the address's key, users.email_key
+-- of migration 0031). docs/decisions.md, "The instance's administrators".
 CREATE TABLE "instance_settings" (
 	"id" smallint PRIMARY KEY NOT NULL,
 	"signup_enabled" boolean,
@@ -24,4 +25,4 @@ CREATE INDEX "personnel_org_admins_idx" ON "personnel" USING btree ("organizatio
 CREATE INDEX "users_instance_admin_idx" ON "users" USING btree ("sid") WHERE is_instance_admin;--> statement-breakpoint
 CREATE INDEX "users_joined_idx" ON "users" USING btree ("date_joined","sid");--> statement-breakpoint
 CREATE INDEX "users_name_trgm_idx" ON "users" USING gin (("first_name" || ' ' || "last_name") gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "users_email_trgm_idx" ON "users" USING gin ("email" gin_trgm_ops);
+CREATE INDEX "users_email_trgm_idx" ON "users" USING gin ("email_key" gin_trgm_ops);
