@@ -111,9 +111,11 @@ export async function readMultipart<T>(
       settled = true;
       request.unpipe(busboy);
       request.off('close', onClose);
-      // onFile sees the failure too, and drops what it wrote.
+      // onFile sees the failure too, and drops what it wrote; the answer waits until it has,
+      // so a refused upload leaves no temporary object behind it.
       fileStream?.destroy(err);
-      reject(err);
+      if (handled) handled.then(() => reject(err), () => reject(err));
+      else reject(err);
     };
     const onClose = () => {
       if (!request.complete) fail(new BodyInterrupted());
