@@ -38,6 +38,7 @@ import { registerWidgets } from './modules/widgets/routes.js';
 import { registerColumns } from './modules/columns/routes.js';
 import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
+import { registerSections } from './modules/sections/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
 import { registerAdmin } from './modules/admin/routes.js';
@@ -241,6 +242,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerColumns(app, ctx);
   registerRows(app, ctx);
   registerCells(app, ctx);
+  registerSections(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
   registerAdmin(app, ctx);

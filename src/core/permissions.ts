@@ -57,6 +57,11 @@ export const permissions = {
     read: readsProject,
     write: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
   },
+  /** Sections of a row (Labii: GET Admin and project roles; POST/PATCH Project Admin and Edit, subject to the row's state). */
+  section: {
+    read: readsProject,
+    write: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+  },
   /** Versions (spec: GET Admin and project roles; PATCH of commit by Project Admin and Edit). */
   version: {
     read: readsProject,

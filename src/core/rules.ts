@@ -49,3 +49,34 @@ export const readsProject = {
   forPersonnel: (alias: string, projectSid: SQL): SQL => sql`(${activeMember.sql(alias)} AND (${col(alias, 'is_administrator')}
     OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_sid = ${projectSid} AND pm.personnel_sid = ${col(alias, 'sid')})))`,
 };
+
+/**
+ * Rule: may read a row — a row belongs to its first project (record_rows.project_sid) and
+ * to those of record_row_projects, and is read through any of them (readsProject on each).
+ */
+export const readsRow = {
+  /** The SQL of the rule for a member known to the code, on the row `rowSid` whose first project is `projectSid`. */
+  forMember: (m: Membership, rowSid: SQL, projectSid: SQL): SQL => {
+    if (isAdmin(m)) return sql`TRUE`;
+    if (!isActive(m)) return sql`FALSE`;
+    return sql`(${readsProject.forMember(m, projectSid)} OR EXISTS (SELECT 1 FROM record_row_projects rp
+      JOIN project_members pm ON pm.project_sid = rp.project_sid AND pm.personnel_sid = ${m.personnelSid} WHERE rp.row_sid = ${rowSid}))`;
+  },
+  /** The SQL of the rule for the personnel row aliased `alias` in the query. */
+  forPersonnel: (alias: string, rowSid: SQL, projectSid: SQL): SQL => sql`(${readsProject.forPersonnel(alias, projectSid)}
+    OR (${activeMember.sql(alias)} AND EXISTS (SELECT 1 FROM record_row_projects rp
+      JOIN project_members pm ON pm.project_sid = rp.project_sid AND pm.personnel_sid = ${col(alias, 'sid')} WHERE rp.row_sid = ${rowSid})))`,
+};
+
+/**
+ * Rule: a person's project role on a row is their strongest role in any of the row's
+ * projects (Admin over Edit over View; null without one). As SQL, for the personnel
+ * `personnelSid` and the row `rowSid` whose first project is `projectSid`.
+ */
+export const rowRole = {
+  sql: (personnelSid: SQL, rowSid: SQL, projectSid: SQL): SQL<'admin' | 'edit' | 'view' | null> => sql<'admin' | 'edit' | 'view' | null>`(
+    SELECT pm.permission FROM project_members pm
+     WHERE pm.personnel_sid = ${personnelSid}
+       AND (pm.project_sid = ${projectSid} OR pm.project_sid IN (SELECT rp.project_sid FROM record_row_projects rp WHERE rp.row_sid = ${rowSid}))
+     ORDER BY CASE pm.permission WHEN 'admin' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END LIMIT 1)`,
+};

@@ -244,6 +244,13 @@ export const tables = pgTable('record_tables', {
   organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
+  /**
+   * The prefix of its rows' `uid` (Labii's "Unique Code"): '' until set, when a row's uid
+   * takes one derived from the table's name (docs/labii-compatibility.md, Rows).
+   */
+  uniqueCode: text('unique_code').notNull().default(''),
+  /** The number of the last row uid given in this table (a row's uid is its prefix and the next number). */
+  uidCounter: integer('uid_counter').notNull().default(0),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
@@ -295,12 +302,26 @@ export const rows = pgTable('record_rows', {
   description: text('description').notNull().default(''),
   isLocked: boolean('is_locked').notNull().default(false),
   isArchived: boolean('is_archived').notNull().default(false),
+  /** The row's readable number in its table (e.g. SMP-000123), given once at creation and never changed. */
+  uid: text('uid').notNull().default(''),
+  isTemplate: boolean('is_template').notNull().default(false),
+  openToOrganization: boolean('open_to_organization').notNull().default(false),
+  metadata: jsonb('metadata').notNull().default(sql`'[]'::jsonb`),
   version: integer('version').notNull().default(0),
   lastHash: text('last_hash').notNull().default(''),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  /** Who made the row's latest version. */
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [
+  // Labii's filters on the row list: uid (exact, unique in a table), owner__sid, the date ranges, is_archived.
+  uniqueIndex('record_rows_table_uid_key').on(t.tableSid, t.uid).where(sql`uid <> ''`),
+  index('record_rows_org_uid_idx').on(t.organizationSid, t.uid),
+  index('record_rows_uid_trgm_idx').using('gin', sql`${t.uid} gin_trgm_ops`),
+  index('record_rows_created_by_idx').on(t.createdBy, t.dateCreated, t.sid),
+  index('record_rows_org_updated_idx').on(t.organizationSid, t.dateUpdated, t.sid),
+  index('record_rows_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
   index('record_rows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
   index('record_rows_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
   index('record_rows_project_order_idx').on(t.projectSid, t.dateCreated, t.sid),
@@ -310,6 +331,49 @@ export const rows = pgTable('record_rows', {
   index('record_rows_table_updated_idx').on(t.tableSid, t.dateUpdated, t.sid),
   index('record_rows_table_state_idx').on(t.tableSid, t.isArchived, t.isLocked, t.dateCreated, t.sid),
   index('record_rows_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+]);
+
+/**
+ * The projects of a row besides its first (record_rows.project_sid): a row may belong to
+ * several projects and is read through any of them (docs/decisions.md, "Rows in several projects").
+ */
+export const rowProjects = pgTable('record_row_projects', {
+  rowSid: text('row_sid').notNull().references(() => rows.sid, { onDelete: 'cascade' }),
+  projectSid: text('project_sid').notNull().references(() => projects.sid, { onDelete: 'cascade' }),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  dateCreated: created(),
+}, (t) => [
+  primaryKey({ columns: [t.rowSid, t.projectSid] }),
+  index('record_row_projects_project_idx').on(t.projectSid, t.rowSid),
+  index('record_row_projects_org_idx').on(t.organizationSid, t.rowSid),
+]);
+
+/**
+ * A section of a row (Labii's notebook pages): ordered rich text inside the record. Each
+ * change appends a version of the row, whose data then holds the row's sections.
+ */
+export const sections = pgTable('sections', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  rowSid: text('row_sid').notNull().references(() => rows.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
+  widgetSid: text('widget_sid').references(() => widgets.sid),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  order: integer('order').notNull(),
+  /** The content, as the JSON text of what was written (a rich-text document, or a string). */
+  data: text('data').notNull().default('null'),
+  isArchived: boolean('is_archived').notNull().default(false),
+  /** The row's version that this section's latest change made. */
+  version: integer('version').notNull().default(0),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('sections_row_order_idx').on(t.rowSid, t.order, t.sid),
+  index('sections_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('sections_table_idx').on(t.tableSid, t.dateCreated, t.sid),
 ]);
 
 /**
@@ -349,6 +413,9 @@ export const cells = pgTable('cells', {
 }, (t) => [
   uniqueIndex('cells_row_column_key').on(t.rowSid, t.columnSid),
   index('cells_row_order_idx').on(t.rowSid, t.dateCreated, t.sid),
+  // Labii's cell filters: column__sid (and __in), with data__isnull (an empty cell is Labii's null).
+  index('cells_column_order_idx').on(t.columnSid, t.dateCreated, t.sid),
+  index('cells_column_filled_idx').on(t.columnSid, t.dateCreated, t.sid).where(sql`data <> ''`),
   index('cells_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
 ]);
 

@@ -64,8 +64,21 @@ const isUser: Check = (v) => isObject(v) && Object.keys(v as object).sort().join
 const isCellSummary: Check = (v) => isObject(v) && Object.keys(v as object).sort().join() === 'column,data,sid,widget'
   && isSid((v as any).sid) && isRef((v as any).column) && isRef((v as any).widget) && isString((v as any).data);
 const isCellSummaries: Check = (v) => Array.isArray(v) && v.every(isCellSummary);
-const isRowData: Check = (v) => isObject(v) && Object.keys(v as object).sort().join() === 'cells,description,is_archived,is_locked,name'
-  && isObject((v as any).cells) && Object.values((v as any).cells).every(isString);
+const isRowData: Check = (v) => isObject(v)
+  && ['cells,description,is_archived,is_locked,name', 'cells,description,is_archived,is_locked,name,sections'].includes(Object.keys(v as object).sort().join())
+  && isObject((v as any).cells) && Object.values((v as any).cells).every(isString)
+  && ((v as any).sections === undefined || (Array.isArray((v as any).sections) && (v as any).sections.every(isObject)));
+/** A row's uid: its table's prefix, a dash, at least six digits. */
+const isUid: Check = (v) => typeof v === 'string' && /^[A-Z0-9]+-\d{6,}$/.test(v);
+const isRefs: Check = (v) => Array.isArray(v) && v.length > 0 && v.every(isRef);
+const isColumnSet: Check = (v) => Array.isArray(v) && v.every((c) => isObject(c) && Object.keys(c).sort().join() === 'column,data,sid'
+  && isSid(c.sid) && isString(c.data) && isObject(c.column) && Object.keys(c.column).sort().join() === 'name,sid,widget' && isRef(c.column.widget));
+const isArray: Check = (v) => Array.isArray(v);
+const isAny: Check = () => true;
+/** The fields Labii's row shapes carry (docs/labii-compatibility.md). */
+const LABII_ROW = {
+  uid: isUid, table__name_plural: isString, projects: isRefs, owner: isString, is_template: isBool, open_to_organization: isBool, column_set: isColumnSet,
+};
 
 /** The records' shapes, key for key: the spec's Cell and Version tables, the design's rows and ledger. */
 export const RECORD_SHAPES = {
@@ -78,11 +91,12 @@ export const RECORD_SHAPES = {
   'row.name': { sid: isSid, name: isString },
   'row.list': {
     sid: isSid, name: isString, table: isRef, project: isRef, is_locked: isBool, is_archived: isBool, version: isInt, change_permission: isBool,
+    ...LABII_ROW,
   },
   'row.detail': {
     sid: isSid, name: isString, description: isString, table: isRef, project: isRef, is_locked: isBool, is_archived: isBool,
     version: isInt, hash: isHash, cells: isCellSummaries, created_by: isString, date_created: isTimestamp, date_updated: isTimestamp,
-    change_permission: isBool,
+    change_permission: isBool, ...LABII_ROW, metadata: isAny, section_set: isArray, updated_by: isString,
   },
   'version.name': { sid: isSid, name: isString },
   'version.list': {

@@ -18,8 +18,10 @@ import { withQuery, type Query } from '../helpers/http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 const grid = (tableSid: string, query?: Query) => withQuery(`/tables/row/list/table/${encodeURIComponent(tableSid)}/grid/`, query);
-const ROW_DETAIL_KEYS = ['sid', 'name', 'description', 'table', 'project', 'is_locked', 'is_archived', 'version', 'hash', 'cells',
-  'created_by', 'date_created', 'date_updated', 'change_permission'];
+/** The row detail's keys but Labii's column_set and section_set (the grid has `cells` by column, and no sections). */
+const ROW_DETAIL_KEYS = ['sid', 'uid', 'name', 'description', 'table', 'table__name_plural', 'project', 'projects', 'owner', 'is_template',
+  'open_to_organization', 'is_locked', 'is_archived', 'metadata', 'version', 'hash', 'cells', 'created_by', 'updated_by', 'date_created', 'date_updated',
+  'change_permission'];
 
 let ws: Workspace;
 let project2: any;
@@ -72,7 +74,7 @@ describe('the grid: shape', () => {
     for (const result of results) {
       assert.deepEqual(Object.keys(result), ROW_DETAIL_KEYS, 'the row detail keys, in order');
       const detail = await readRow(ws.projectAdmin.api, result.sid);
-      const { cells: detailCells, ...detailRest } = detail;
+      const { cells: detailCells, column_set: _columnSet, section_set: _sectionSet, ...detailRest } = detail;
       const { cells, ...rest } = result;
       assert.deepEqual(rest, detailRest, `row ${result.name}: as its detail`);
       assert.deepEqual(Object.keys(cells).sort(), detailCells.map((c: any) => c.column.sid).sort(), `row ${result.name}: one entry per cell`);

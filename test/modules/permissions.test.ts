@@ -102,14 +102,14 @@ const L = {
   apikey: list('accounts', 'apikey'), organization: list('organizations', 'organization'), personnel: list('organizations', 'personnel'),
   project: list('projects', 'project'), member: list('projects', 'member'), table: list('tables', 'table'), widget: list('widgets', 'widget'),
   column: list('tables', 'column'), row: list('tables', 'row'), cell: list('tables', 'cell'), version: list('tables', 'version'),
-  credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
+  section: list('tables', 'section'), credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
   execution: list('tables', 'execution'), notification: list('notifications', 'notification'), file: list('files', 'file'),
 };
 const D = {
   apikey: detail('accounts', 'apikey'), organization: detail('organizations', 'organization'), personnel: detail('organizations', 'personnel'),
   project: detail('projects', 'project'), member: detail('projects', 'member'), table: detail('tables', 'table'), widget: detail('widgets', 'widget'),
   column: detail('tables', 'column'), row: detail('tables', 'row'), cell: detail('tables', 'cell'), version: detail('tables', 'version'),
-  workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
+  section: detail('tables', 'section'), workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
   notification: detail('notifications', 'notification'), file: detail('files', 'file'),
 };
 
@@ -126,6 +126,10 @@ const make = {
   column: async (f: Fixtures) => created(await f.ws.admin.api.post(L.column(f, 'detail', { table__sid: f.ws.table.sid }),
     { name: `Column ${unique('c')}`, widget: 'builtinWidgetTxt' })),
   row: (f: Fixtures) => createRow(f.ws, { name: `Row ${unique('r')}` }),
+  section: async (f: Fixtures) => {
+    const row = await make.row(f);
+    return { row, ...await created(await f.ws.projectAdmin.api.post(L.section(f, 'detail', { row__sid: row.sid }), { name: `Section ${unique('s')}`, data: 'first' })) };
+  },
   cell: async (f: Fixtures) => createCell(f.ws.projectAdmin.api, orgA(f), (await make.row(f)).sid, f.ws.columns.text.sid, 'first'),
   version: async (f: Fixtures) => {
     const row = await make.row(f);
@@ -513,6 +517,27 @@ const TABLE: Walk[] = [
     route: 'PATCH /tables/cell/detail/{sid}/', id: 'cell.patch', note: 'the spec\'s 406 "Wrong id" for a cell the caller cannot find',
     expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, WRONG_ID, 401),
     fresh: true, target: make.cell, path: (_f, t) => D.cell(t.sid), body: (_f, _t, role) => ({ data: `by ${role}` }),
+    state: readableBy('admin', (_f, t) => D.row(t.row.sid)),
+  },
+  // --- sections (Labii: GET Admin and project roles; POST, PATCH Project Admin and Edit; a row in several projects: any of them)
+  {
+    route: 'GET /tables/section/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    target: make.section, path: (f, t, _r, s) => L.section(f, s, { row__sid: t.row.sid }), mirror: { flag: 'add_permission', of: 'section.post' },
+    then: async (_f, _t, role, res) => assert.equal(res.json.count, role === 'member' ? 0 : 1, `${role}: the row's sections counted`),
+  },
+  {
+    route: 'POST /tables/section/list/{level}/{sid}/{serializer}/', id: 'section.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
+    fresh: true, target: make.row,
+    path: (f, t, _r, s) => L.section(f, s, { row__sid: t.sid }), body: (_f, _t, role) => ({ name: `Section by ${role}`, data: { text: role } }),
+    state: readableBy('admin', (_f, t) => D.row(t.sid)),
+  },
+  {
+    route: 'GET /tables/section/detail/{sid}/', expect: E(200, 200, 200, 200, 404, 403, 404, 401),
+    target: make.section, path: (_f, t) => D.section(t.sid), mirror: { flag: 'change_permission', of: 'section.patch' },
+  },
+  {
+    route: 'PATCH /tables/section/detail/{sid}/', id: 'section.patch', expect: E(NEEDS_ROLE, 200, 200, 403, 404, 403, 404, 401),
+    fresh: true, target: make.section, path: (_f, t) => D.section(t.sid), body: (_f, _t, role) => ({ data: `by ${role}` }),
     state: readableBy('admin', (_f, t) => D.row(t.row.sid)),
   },
   // --- versions (spec: GET Admin and project roles; PATCH Project Admin and Edit)

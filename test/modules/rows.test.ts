@@ -82,7 +82,8 @@ describe('row POST', () => {
     const post = (query: Record<string, string>, body: unknown) => ws.projectAdmin.api.post(recordPaths.rowList(ws.org.sid, 'detail', query), body);
     const both = { table__sid: ws.table.sid, project__sid: ws.project.sid };
     expectFieldErrors(await post({ project__sid: ws.project.sid }, { name: 'x' }), { table__sid: ['This field is required.'] });
-    expectFieldErrors(await post({ table__sid: ws.table.sid }, { name: 'x' }), { project__sid: ['This field is required.'] });
+    // The project may come as ?project__sid= or as Labii's `projects` in the body: without either, the refusal names both.
+    expectFieldErrors(await post({ table__sid: ws.table.sid }, { name: 'x' }), { project__sid: ['Give the row\'s project: ?project__sid= or `projects: [{"sid": …}]` in the body.'] });
     const theirs = await foreignRecords(ws);
     expectFieldErrors(await post({ table__sid: theirs.table.sid, project__sid: theirs.project.sid }, { name: 'x' }), {
       table__sid: ['No table with this sid in this organization.'], project__sid: ['No project with this sid in this organization.'],
@@ -118,6 +119,8 @@ describe('row list and detail', () => {
     const list = assertRecordPage(await get('list', { project__sid: ws.project.sid }), 'row.list', 'list');
     assert.deepEqual(list.results.find((r) => r.sid === row.sid), {
       sid: row.sid, name: row.name, table: row.table, project: row.project, is_locked: false, is_archived: false, version: 2, change_permission: true,
+      uid: row.uid, table__name_plural: row.table__name_plural, projects: [row.project], owner: row.owner, is_template: false, open_to_organization: false,
+      column_set: row.column_set,
     });
     const detail = assertRecordPage(await get('detail', { table__sid: ws.table.sid }), 'row.detail', 'detail');
     assert.deepEqual(detail.results.find((r) => r.sid === row.sid), { ...row, change_permission: true });
@@ -239,7 +242,10 @@ describe('row PATCH × role × row state', () => {
           }
           expectStatus(res, 200, context);
           const changed = assertRecordShape(res.json, 'row.detail', context);
-          assert.deepEqual(changed, { ...before.row, ...body, version: before.row.version + 1, hash: changed.hash, date_updated: changed.date_updated, change_permission: true }, context);
+          assert.deepEqual(changed, {
+            ...before.row, ...body, version: before.row.version + 1, hash: changed.hash, date_updated: changed.date_updated, change_permission: true,
+            updated_by: fullName(ws[role as 'projectAdmin']),
+          }, context);
           assert.ok(changed.date_updated > before.row.date_updated, `${context}: date_updated moves on`);
           const versions = await listVersions(ws.admin.api, ws.org.sid, row.sid);
           const last = versions[versions.length - 1];

@@ -1,10 +1,11 @@
 import { and, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { cells, columns, projectMembers, rows, widgets } from '../../db/schema.js';
+import { cells, columns, rows, widgets } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
-import { readableRows } from '../rows/access.js';
+import { readableRows, roleOnRows } from '../rows/access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { queryBool } from '../../core/schemas.js';
 
 const fields = {
   sid: cells.sid,
@@ -19,7 +20,6 @@ const fields = {
   is_archived: rows.isArchived,
   date_created: isoTimestamp(cells.dateCreated),
   date_updated: isoTimestamp(cells.dateUpdated),
-  permission: projectMembers.permission,
 };
 
 export interface CellRecord {
@@ -31,16 +31,32 @@ export interface CellRecord {
 
 /** Cells with their row, column and widget, and the project role of `personnelSid`. */
 function select(db: Db, personnelSid: string, total?: SQL<number>, withData = true) {
-  const chosen = withData ? fields : { ...fields, data: sql<string>`''` };
+  const chosen = { ...(withData ? fields : { ...fields, data: sql<string>`''` }), permission: roleOnRows(personnelSid) };
   return db.select(total ? { ...chosen, total } : chosen).from(cells)
     .innerJoin(rows, eq(rows.sid, cells.rowSid))
     .innerJoin(columns, eq(columns.sid, cells.columnSid))
-    .innerJoin(widgets, eq(widgets.sid, cells.widgetSid))
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)));
+    .innerJoin(widgets, eq(widgets.sid, cells.widgetSid));
 }
 
-function where(orgSid: string, membership: Membership, rowSid: string | undefined): SQL {
-  return and(eq(cells.organizationSid, orgSid), rowSid ? eq(cells.rowSid, rowSid) : undefined, readableRows(membership))!;
+/** The cell list's filters (Labii's: column__sid, column__sid__in, data__isnull; ours: row__sid). */
+export interface CellFilter {
+  row__sid?: string;
+  column__sid?: string;
+  column__sid__in?: string;
+  data__isnull?: string;
+}
+
+function where(orgSid: string, membership: Membership, filter: CellFilter): SQL {
+  const columnsIn = filter.column__sid__in?.split(',').map((c) => c.trim()).filter(Boolean);
+  return and(
+    eq(cells.organizationSid, orgSid),
+    filter.row__sid ? eq(cells.rowSid, filter.row__sid) : undefined,
+    filter.column__sid !== undefined ? eq(cells.columnSid, filter.column__sid) : undefined,
+    columnsIn !== undefined ? (columnsIn.length ? inArray(cells.columnSid, columnsIn) : sql`FALSE`) : undefined,
+    // An empty cell is Labii's null (a cell's data is text, '' when empty).
+    filter.data__isnull !== undefined ? (queryBool(filter.data__isnull) ? sql`${cells.data} = ''` : sql`${cells.data} <> ''`) : undefined,
+    readableRows(membership),
+  )!;
 }
 
 /** The count of the cells a list shows, as a query. */
@@ -48,17 +64,18 @@ function countQuery(db: Db, condition: SQL) {
   return db.select({ n: count() }).from(cells).innerJoin(rows, eq(rows.sid, cells.rowSid)).where(condition);
 }
 
-export async function countCells(db: Db, orgSid: string, membership: Membership, rowSid?: string): Promise<number> {
-  const [row] = await countQuery(db, where(orgSid, membership, rowSid));
+export async function countCells(db: Db, orgSid: string, membership: Membership, filter: CellFilter): Promise<number> {
+  const [row] = await countQuery(db, where(orgSid, membership, filter));
   return row.n;
 }
 
 /** A page of cells, with the count of the list: a row's in column order, or the organization's oldest first. */
 /** A page of cells; without `withData` their data is read as '' (the name and list shapes do not show it). */
 export async function pageCells(
-  db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number, withData = true,
+  db: Db, orgSid: string, membership: Membership, filter: CellFilter, limit: number, offset: number, withData = true,
 ): Promise<Counted<CellRecord>> {
-  const condition = where(orgSid, membership, rowSid);
+  const rowSid = filter.row__sid;
+  const condition = where(orgSid, membership, filter);
   const query = select(db, membership.personnelSid, totalOf(countQuery(db, condition)), withData).where(condition);
   const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
   return counted((await ordered.limit(limit).offset(offset)) as (CellRecord & { total: number })[]);

@@ -23,7 +23,8 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
     get: {
       summary: 'List cells (Admin, Project Admin, Edit, View)',
       description: 'With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); '
-        + 'without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.',
+        + 'without, every cell the caller may read, oldest first. Labii\'s filters: `column__sid`, `column__sid__in` (commas), '
+        + '`data__isnull` (an empty cell is Labii\'s null). add_permission: whether the caller may add a cell to that row.',
       query: CellListQuery,
       // The detail shape carries each cell's data: its pages are bounded by bytes (the other shapes do not read it).
       maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
@@ -34,9 +35,9 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
         return permissions.cell.write(scope.membership, access.projectRole) && !access.row.is_archived;
       },
       counted: true,
-      count: (scope, query) => countCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
+      count: (scope, query) => countCells(ctx.db, scope.membership.organizationSid, scope.membership, query),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset, serializer === 'detail');
+        const found = await pageCells(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset, serializer === 'detail');
         // The cells of one row carry the caller's project role and the row's state: add_permission without another query.
         const first = found[0];
         const addPermission = query.row__sid && first

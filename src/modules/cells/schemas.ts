@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Money, Ref, Sid, Timestamp } from '../../core/schemas.js';
+import { Body, Money, QueryBool, Ref, Sid, Timestamp } from '../../core/schemas.js';
 
 /** The spec's Cell table, field for field. */
 export const CellShapes = {
@@ -13,6 +13,9 @@ export const CellShapes = {
 
 export const CellListQuery = {
   row__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the cells of this row, in column order' })),
+  column__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only the cells of this column' })),
+  column__sid__in: Type.Optional(Type.String({ maxLength: 2_000, description: 'only the cells of these columns (sids separated by commas)' })),
+  data__isnull: Type.Optional(QueryBool('only empty cells (true: data is "", Labii\'s null) or only cells with data (false)')),
 };
 export const CellCreateQuery = {
   // Checked by the service (406 without it, as the spec says); required in the OpenAPI document.

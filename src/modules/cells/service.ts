@@ -12,7 +12,7 @@ import { cells } from '../../db/schema.js';
 import { loadRowAccess, type RowRef } from '../rows/access.js';
 import { findCell, type CellRecord } from './repository.js';
 import { cellMessages as messages, changeLocked, checkRowState, findColumnOfTable, insertCell } from './write.js';
-import { currentPersonnel } from '../../core/rules.js';
+import { currentPersonnel, rowRole } from '../../core/rules.js';
 
 /**
  * Creates the cell of a row in a column (Project Admin, Edit), debits its widget's
@@ -61,14 +61,13 @@ async function lockCell(tx: Db, userSid: string, sid: string): Promise<LockedCel
            r.sid AS row_sid, r.name AS row_name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived,
            r.created_by AS row_created_by, o.name AS organization_name,
            p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
-           ${currentPersonnel.sql('p')} AS is_current, pm.permission
+           ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
       FROM cells c
       JOIN record_columns col ON col.sid = c.column_sid
       JOIN widgets w ON w.sid = c.widget_sid
       JOIN record_rows r ON r.sid = c.row_sid
       JOIN organizations o ON o.sid = r.organization_sid
       LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${userSid}
-      LEFT JOIN project_members pm ON pm.project_sid = r.project_sid AND pm.personnel_sid = p.sid
      WHERE c.sid = ${sid}
        FOR UPDATE OF r`);
   return found;

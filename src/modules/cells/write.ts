@@ -1,7 +1,7 @@
 // Writing one cell inside the caller's transaction: the row's lock and rules (spec: States,
 // rules about cells), the credit debit, the row's version and the mentions it notifies. The cell endpoints and the
 // workflow engine's set_cell step both write cells through these functions.
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
@@ -208,4 +208,37 @@ export async function putCell(tx: Db, w: CellWrite): Promise<{ sid: string; crea
   const existing = await existingCell(tx, w);
   if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, w, row, existing) };
   return { sid: await insertLocked(tx, w, row), created: true, changed: true };
+}
+
+/**
+ * The cells of a row being created (its body's values keyed by column sid), in the
+ * creation's transaction and without a version of their own: the row's version 1, appended
+ * by the caller afterwards, holds them. Each is a cell write otherwise: the row's rules
+ * (checked by the caller), its mentions, and its widget's price debited (last, see insertLocked).
+ * The caller has checked the row's size with all of them.
+ */
+export async function insertCellsOfNewRow(tx: Db, writes: CellWrite[], row: RowRef): Promise<string[]> {
+  const sids: string[] = [];
+  for (const w of writes) {
+    const sid = newSid();
+    sids.push(sid);
+    await tx.insert(cells).values({
+      sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
+      createdBy: w.userSid, updatedBy: w.userSid,
+    });
+    await mentions(tx, w, row, '');
+  }
+  for (const [i, w] of writes.entries()) await debit(tx, w, sids[i], 'created');
+  return sids;
+}
+
+/** The columns of table `tableSid` among `sids`, with their widgets (one query). */
+export async function findColumnsOfTable(db: Db, tableSid: string, sids: string[]): Promise<Map<string, CellColumn>> {
+  const valid = sids.filter(isSid);
+  if (!valid.length) return new Map();
+  const found = await db.select({
+    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
+  }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
+    .where(and(eq(columns.tableSid, tableSid), inArray(columns.sid, valid)));
+  return new Map(found.map((c) => [c.sid, c]));
 }

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
-import { executionLog, executions, projectMembers, rows, steps, users, workflows } from '../../db/schema.js';
+import { executionLog, executions, rows, steps, users, workflows } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership, ProjectRole } from '../../core/access.js';
-import { readableRows } from '../rows/access.js';
+import { readableRows, roleOnRows } from '../rows/access.js';
 import type { ExecutionStatus } from './schemas.js';
 
 type Ref = { sid: string; name: string };
@@ -29,7 +29,6 @@ const fields = {
   started_by: personName(starter),
   date_created: isoTimestamp(executions.dateCreated),
   date_updated: isoTimestamp(executions.dateUpdated),
-  permission: projectMembers.permission,
 };
 
 export interface ExecutionRecord {
@@ -50,12 +49,11 @@ export interface ExecutionFilter {
 
 /** Executions with their workflow, row, current step, starter and the project role of `personnelSid` on the row. */
 function select(db: Db, personnelSid: string) {
-  return db.select(fields).from(executions)
+  return db.select({ ...fields, permission: roleOnRows(personnelSid) }).from(executions)
     .innerJoin(workflows, eq(workflows.sid, executions.workflowSid))
     .innerJoin(rows, eq(rows.sid, executions.rowSid))
     .leftJoin(currentStep, eq(currentStep.sid, executions.currentStepSid))
-    .leftJoin(starter, eq(starter.sid, executions.startedBy))
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)));
+    .leftJoin(starter, eq(starter.sid, executions.startedBy));
 }
 
 function where(orgSid: string, membership: Membership, filter: ExecutionFilter): SQL {

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
-import { findProjectRole, loadOrganizationRecord } from '../../core/access.js';
+import { loadOrganizationRecord } from '../../core/access.js';
+import { loadRowAccess } from '../rows/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
@@ -52,7 +53,8 @@ export function registerExecutions(app: FastifyInstance, ctx: AppContext): void 
       handler: async (actor, sid) => {
         // Found without a viewer (no personnel ''), then the caller's project role on its row decides.
         const { row, membership } = await loadOrganizationRecord(ctx.db, actor, sid, (s) => findExecution(ctx.db, s, ''));
-        if (!permissions.execution.read(membership, await findProjectRole(ctx.db, membership.personnelSid, row.project_sid))) {
+        // The role on the row: the strongest in any of its projects (rules.ts, rowRole).
+        if (!permissions.execution.read(membership, (await loadRowAccess(ctx.db, actor, row.row.sid))?.projectRole ?? null)) {
           throw errors.notFound();
         }
         return serializeExecution(ctx.db, row, 'detail', membership);

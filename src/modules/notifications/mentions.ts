@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { sendNotifications } from './send.js';
-import { readsProject } from '../../core/rules.js';
+import { readsRow } from '../../core/rules.js';
 import { emailKeySql, normalizeEmail } from '../../core/email.js';
 
 // "@" not preceded by a character of an email address or sid, so "bob@example.com" mentions no one.
@@ -52,7 +52,7 @@ export async function notifyMentions(tx: Db, change: CellChange): Promise<string
      WHERE p.organization_sid = ${change.organizationSid}
        AND (p.user_sid = ${change.authorUserSid} OR (
              (p.sid IN (${list(sids)}) OR ${emailKeySql(sql`p.email`)} IN (${list(emails)}))
-         AND ${readsProject.forPersonnel('p', sql`${change.row.project_sid}`)}))`);
+         AND ${readsRow.forPersonnel('p', sql`${change.row.sid}`, sql`${change.row.project_sid}`)}))`);
   const author = people.find((p) => p.is_author);
   const recipients = people.filter((p) => !p.is_author && p.wants).map((p) => p.sid);
   if (!recipients.length) return [];

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { sendNotifications } from './send.js';
-import { readsProject } from '../../core/rules.js';
+import { readsRow } from '../../core/rules.js';
 
 /**
  * Notifies, in the caller's transaction, the creator of row `rowSid` that `userSid`
@@ -20,7 +20,7 @@ export async function notifyRecordChange(tx: Db, change: { rowSid: string; userS
       LEFT JOIN personnel a ON a.organization_sid = r.organization_sid AND a.user_sid = ${change.userSid}
      WHERE r.sid = ${change.rowSid} AND r.created_by <> ${change.userSid}
        AND c.should_receive_record_change_notification
-       AND ${readsProject.forPersonnel('c', sql`r.project_sid`)}`);
+       AND ${readsRow.forPersonnel('c', sql`r.sid`, sql`r.project_sid`)}`);
   if (!found) return [];
   const who = found.author_name ?? 'Someone';
   return sendNotifications(tx, {

@@ -5,7 +5,7 @@ import { roleOf, type Membership, type ProjectRole } from '../../core/access.js'
 import { isSid } from '../../core/ids.js';
 import { personnel, rows } from '../../db/schema.js';
 import type { Actor } from '../../core/auth.js';
-import { currentPersonnel, readsProject } from '../../core/rules.js';
+import { currentPersonnel, readsRow, rowRole } from '../../core/rules.js';
 
 export interface RowRef {
   sid: string;
@@ -36,11 +36,10 @@ export async function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSi
   }>(db, sql`
     SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived,
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
-           ${currentPersonnel.sql('p')} AS is_current, pm.permission
+           ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
       FROM record_rows r
       JOIN organizations o ON o.sid = r.organization_sid
       LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${actor.userSid}
-      LEFT JOIN project_members pm ON pm.project_sid = r.project_sid AND pm.personnel_sid = p.sid
      WHERE r.sid = ${rowSid}
      ${options.lock ? sql`FOR UPDATE OF r` : sql``}`);
   if (!r) return undefined;
@@ -57,10 +56,15 @@ export async function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSi
 
 /**
  * The condition on record_rows that limits a list to the rows the member may read:
- * every row for an organization Admin, rows of their projects for others.
+ * every row for an organization Admin, rows of any of their projects for others.
  */
 export function readableRows(membership: Membership) {
-  return readsProject.forMember(membership, sql`${rows.projectSid}`);
+  return readsRow.forMember(membership, sql`${rows.sid}`, sql`${rows.projectSid}`);
+}
+
+/** The member's project role on each row of a query over record_rows (rules.ts, rowRole). */
+export function roleOnRows(personnelSid: string) {
+  return rowRole.sql(sql`${personnelSid}`, sql`${rows.sid}`, sql`${rows.projectSid}`);
 }
 
 export { personnel };

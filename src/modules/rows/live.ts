@@ -16,12 +16,15 @@ export const RECORD_CHANNEL = 'records_rows';
 export const EVENT_DATA_LIMIT = 6_000;
 
 /** What a row change did (one change may do several). */
-export type RowChange = 'created' | 'renamed' | 'description' | 'locked' | 'unlocked' | 'archived' | 'unarchived';
+export type RowChange = 'created' | 'renamed' | 'description' | 'fields' | 'projects' | 'locked' | 'unlocked' | 'archived' | 'unarchived' | 'sections';
 
 interface EventBase {
   organization: string;
   table: string;
+  /** the row's first project */
   project: string;
+  /** all the row's projects, its first first: a viewer reading any of them hears the change */
+  projects: string[];
   /** the row's sid */
   row: string;
   /** the row's version number this change made */
@@ -52,13 +55,19 @@ export interface CellEvent extends EventBase {
 
 export type RecordEvent = RowEvent | CellEvent;
 
+/** The SQL of a row's projects, its first first, as a JSON array (the row `rowSid`, whose first project is `projectSid`). */
+const projectsJson = (rowSid: SQL | string, projectSid: SQL | string) => sql`(SELECT json_agg(x.p ORDER BY x.o, x.added, x.p) FROM (
+    SELECT ${projectSid}::text AS p, 0 AS o, NULL::timestamptz AS added
+    UNION ALL SELECT rp.project_sid, 1, rp.date_created FROM record_row_projects rp WHERE rp.row_sid = ${rowSid}::text) x)`;
+
 const by = sql`CASE WHEN ${personnel.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${personnel.sid}, 'name', ${personName(personnel)}) END`;
 const author = (userSid: string) => sql`LEFT JOIN ${personnel} ON ${personnel.organizationSid} = r.organization_sid AND ${personnel.userSid} = ${userSid}`;
 
 /** Emits the change of row `rowSid` (its state now, version `version`, by `userSid`) in the caller's transaction. */
 export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: string; version: number; changes: RowChange[] }): Promise<void> {
   await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
-      'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
+      'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid,
+      'projects', ${projectsJson(sql`r.sid`, sql`r.project_sid`)}, 'row', r.sid,
       'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
       'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
     FROM record_rows r ${author(change.userSid)}
@@ -87,7 +96,8 @@ export interface CellEventValues {
 export function cellEvent(e: CellEventValues): SQL {
   const data = sql`${e.data}::text`;
   return sql`pg_notify(${RECORD_CHANNEL}, json_build_object(
-      'kind', 'cell', 'organization', ${e.organization}::text, 'table', ${e.table}::text, 'project', ${e.project}::text, 'row', ${e.row}::text,
+      'kind', 'cell', 'organization', ${e.organization}::text, 'table', ${e.table}::text, 'project', ${e.project}::text,
+      'projects', ${projectsJson(e.row, e.project)}, 'row', ${e.row}::text,
       'version', ${e.version}::int,
       'by', (SELECT ${by} FROM ${personnel} WHERE ${personnel.organizationSid} = ${e.organization}::text AND ${personnel.userSid} = ${e.userSid}),
       'date_updated', ${e.dateUpdated}, 'cell', ${e.cell}::text, 'column', ${e.column}::text, 'created', ${e.created}::boolean,

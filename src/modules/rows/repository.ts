@@ -1,59 +1,120 @@
 import { and, asc, desc, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
-import { cells, columns, projectMembers, projects, rowCounts, rows, tables, users, widgets } from '../../db/schema.js';
+import { cells, columns, projects, rowCounts, rows, tables, users, widgets } from '../../db/schema.js';
+import { errors } from '../../core/errors.js';
+import { queryBool } from '../../core/schemas.js';
+import type { RowLabiiFilter } from './schemas.js';
 import { readsProject } from '../../core/rules.js';
 import { containsPattern, isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
-import { readableRows } from './access.js';
+import { readableRows, roleOnRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const creator = alias(users, 'creator');
+const updater = alias(users, 'updater');
+
+/** A row's projects as [{sid, name}]: its first project, then the others in the order they were added. */
+const projectsOf = sql<{ sid: string; name: string }[]>`(
+  SELECT json_agg(json_build_object('sid', p.sid, 'name', p.name) ORDER BY x.o, x.added, p.sid)
+    FROM (SELECT ${rows.projectSid} AS project_sid, 0 AS o, NULL::timestamptz AS added
+          UNION ALL SELECT rp.project_sid, 1, rp.date_created FROM record_row_projects rp WHERE rp.row_sid = ${rows.sid}) x
+    JOIN projects p ON p.sid = x.project_sid)`;
 
 const fields = {
   sid: rows.sid,
+  uid: rows.uid,
   name: rows.name,
   description: rows.description,
   table: sql<{ sid: string; name: string }>`json_build_object('sid', ${tables.sid}, 'name', ${tables.name})`,
+  table__name_plural: tables.name,
   project: sql<{ sid: string; name: string }>`json_build_object('sid', ${projects.sid}, 'name', ${projects.name})`,
+  projects: projectsOf,
   project_sid: rows.projectSid,
+  is_template: rows.isTemplate,
+  open_to_organization: rows.openToOrganization,
+  metadata: rows.metadata,
   is_locked: rows.isLocked,
   is_archived: rows.isArchived,
   version: rows.version,
   hash: rows.lastHash,
   created_by: personName(creator),
+  updated_by: sql<string>`coalesce(${personName(updater)}, '')`,
   date_created: isoTimestamp(rows.dateCreated),
   date_updated: isoTimestamp(rows.dateUpdated),
-  permission: projectMembers.permission,
 };
 
 export type RowRecord = {
-  sid: string; name: string; description: string; table: { sid: string; name: string }; project: { sid: string; name: string };
-  project_sid: string; is_locked: boolean; is_archived: boolean; version: number; hash: string; created_by: string;
+  sid: string; uid: string; name: string; description: string; table: { sid: string; name: string }; table__name_plural: string;
+  project: { sid: string; name: string }; projects: { sid: string; name: string }[];
+  project_sid: string; is_template: boolean; open_to_organization: boolean; metadata: unknown;
+  is_locked: boolean; is_archived: boolean; version: number; hash: string; created_by: string; updated_by: string;
   date_created: string; date_updated: string; permission: 'admin' | 'edit' | 'view' | null;
 };
 
-export interface RowFilter {
+export interface RowFilter extends RowLabiiFilter {
   table__sid?: string;
   project__sid?: string;
+}
+
+/** Rows of project `projectSid`: their first project, or one of the others. */
+export function inProject(projectSid: string): SQL {
+  return sql`(${rows.projectSid} = ${projectSid} OR EXISTS (SELECT 1 FROM record_row_projects rp WHERE rp.row_sid = ${rows.sid} AND rp.project_sid = ${projectSid}))`;
+}
+
+/** A date bound of a filter: a date (YYYY-MM-DD, UTC) or a timestamp; 400 naming the parameter otherwise. */
+function dateBound(name: string, value: string, wholeDay: boolean): SQL {
+  const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  if (Number.isNaN(Date.parse(isDate ? `${value}T00:00:00Z` : value)) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw errors.field(name, 'Not a date (YYYY-MM-DD) or an ISO 8601 timestamp.');
+  }
+  const at = isDate ? sql`(${value}::date::timestamp AT TIME ZONE 'UTC')` : sql`${value}::timestamptz`;
+  return wholeDay && isDate ? sql`(${at} + interval '1 day')` : at;
+}
+
+const DATE_COLUMNS = { date_created: rows.dateCreated, date_updated: rows.dateUpdated } as const;
+
+/** The conditions of Labii's row filters (is_archived, uid, owner__sid, search, the date ranges). */
+export function labiiConditions(orgSid: string, filter: RowLabiiFilter): SQL[] {
+  const out: SQL[] = [];
+  if (filter.is_archived !== undefined) out.push(eq(rows.isArchived, queryBool(filter.is_archived)));
+  if (filter.uid !== undefined) out.push(eq(rows.uid, filter.uid));
+  if (filter.owner__sid !== undefined) {
+    out.push(sql`${rows.createdBy} = (SELECT user_sid FROM personnel WHERE sid = ${filter.owner__sid} AND organization_sid = ${orgSid})`);
+  }
+  if (filter.search) out.push(sql`(${rows.name} ILIKE ${containsPattern(filter.search)} OR ${rows.uid} ILIKE ${containsPattern(filter.search)})`);
+  for (const field of ['date_created', 'date_updated'] as const) {
+    const column = DATE_COLUMNS[field];
+    const gte = filter[`${field}__gte`]; const gt = filter[`${field}__gt`];
+    const lte = filter[`${field}__lte`]; const lt = filter[`${field}__lt`];
+    if (gte !== undefined) out.push(sql`${column} >= ${dateBound(`${field}__gte`, gte, false)}`);
+    if (gt !== undefined) out.push(sql`${column} > ${dateBound(`${field}__gt`, gt, false)}`);
+    if (lte !== undefined) {
+      const wholeDay = /^\d{4}-\d{2}-\d{2}$/.test(lte);
+      out.push(wholeDay ? sql`${column} < ${dateBound(`${field}__lte`, lte, true)}` : sql`${column} <= ${dateBound(`${field}__lte`, lte, false)}`);
+    }
+    if (lt !== undefined) out.push(sql`${column} < ${dateBound(`${field}__lt`, lt, false)}`);
+  }
+  return out;
 }
 
 function where(orgSid: string, membership: Membership, filter: RowFilter): SQL {
   return and(
     eq(rows.organizationSid, orgSid),
     filter.table__sid ? eq(rows.tableSid, filter.table__sid) : undefined,
-    filter.project__sid ? eq(rows.projectSid, filter.project__sid) : undefined,
+    filter.project__sid ? inProject(filter.project__sid) : undefined,
+    ...labiiConditions(orgSid, filter),
     readableRows(membership),
   )!;
 }
 
-/** Rows with their table, project, creator and the project role of `personnelSid`, and `extra` columns. */
+/** Rows with their table, project, creator, last author and the project role of `personnelSid` on each, and `extra` columns. */
 function select<E extends Record<string, SQL>>(db: Db, personnelSid: string, extra: E = {} as E) {
-  return db.select({ ...fields, ...extra }).from(rows)
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)))
+  return db.select({ ...fields, permission: roleOnRows(personnelSid), ...extra }).from(rows)
     .innerJoin(tables, eq(tables.sid, rows.tableSid))
     .innerJoin(projects, eq(projects.sid, rows.projectSid))
-    .leftJoin(creator, eq(creator.sid, rows.createdBy));
+    .leftJoin(creator, eq(creator.sid, rows.createdBy))
+    .leftJoin(updater, eq(updater.sid, rows.updatedBy));
 }
 
 /** What record_row_counts can count exactly: the rows of a table or project, in a state. */
@@ -64,10 +125,20 @@ interface CountedFilter {
   is_locked?: boolean;
 }
 
+/** Whether the counters (with the rows in several projects) count a list exactly: no filter of Labii's but is_archived. */
+function countable(filter: RowFilter): boolean {
+  const { table__sid: _t, project__sid: _p, is_archived: _a, ...rest } = filter as RowFilter & { page?: unknown; page_size?: unknown };
+  const { page: _pg, page_size: _ps, ...others } = rest as Record<string, unknown>;
+  return Object.values(others).every((v) => v === undefined);
+}
+
 /**
  * The exact number of rows the member may read under `filter`, as a subquery that sums
  * the counters of record_row_counts (kept by triggers in every row write's transaction):
- * a few counter rows per table and project, however many rows the table holds.
+ * a few counter rows per table and project, however many rows the table holds. The
+ * counters count a row under its first project; the rows the member reads (or that
+ * project__sid selects) only through another of their projects are counted from
+ * record_row_projects, which holds only those other projects.
  */
 function rowCount(orgSid: string, membership: Membership, filter: CountedFilter): SQL<number> {
   const { is_archived: a, is_locked: l } = filter;
@@ -86,17 +157,43 @@ function rowCount(orgSid: string, membership: Membership, filter: CountedFilter)
     filter.project__sid ? sql`c.project_sid = ${filter.project__sid}` : undefined,
     readsProject.forMember(membership, sql`c.project_sid`),
   ].filter((c): c is SQL => c !== undefined);
-  return sql<number>`(SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})`;
+  // Counted under its first project: that project is selected and readable.
+  const firstCounts = and(
+    filter.project__sid ? sql`r.project_sid = ${filter.project__sid}` : undefined,
+    readsProject.forMember(membership, sql`r.project_sid`),
+  )!;
+  const others = [
+    sql`rp.organization_sid = ${orgSid}`,
+    filter.project__sid ? sql`rp.project_sid = ${filter.project__sid}` : undefined,
+    readsProject.forMember(membership, sql`rp.project_sid`),
+    filter.table__sid ? sql`r.table_sid = ${filter.table__sid}` : undefined,
+    a !== undefined ? sql`r.is_archived = ${a}` : undefined,
+    l !== undefined ? sql`r.is_locked = ${l}` : undefined,
+    sql`NOT ${firstCounts}`,
+  ].filter((c): c is SQL => c !== undefined);
+  return sql<number>`((SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})
+    + (SELECT count(DISTINCT rp.row_sid)::int FROM record_row_projects rp JOIN record_rows r ON r.sid = rp.row_sid WHERE ${sql.join(others, sql` AND `)}))`;
+}
+
+/** The count of a list: from the counters when they count it exactly, else row by row. */
+function listCount(db: Db, orgSid: string, membership: Membership, filter: RowFilter): SQL<number> {
+  if (countable(filter)) {
+    return rowCount(orgSid, membership, {
+      table__sid: filter.table__sid, project__sid: filter.project__sid,
+      is_archived: filter.is_archived === undefined ? undefined : queryBool(filter.is_archived),
+    });
+  }
+  return totalOf(db.select({ n: count() }).from(rows).where(where(orgSid, membership, filter)));
 }
 
 export async function countRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter): Promise<number> {
-  const [row] = await query<{ n: number }>(db, sql`SELECT ${rowCount(orgSid, membership, filter)} AS n`);
+  const [row] = await query<{ n: number }>(db, sql`SELECT ${listCount(db, orgSid, membership, filter)} AS n`);
   return row.n;
 }
 
 /** A page of rows, oldest first, with the count of the whole list (from the counters). */
 export async function pageRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number, offset: number): Promise<Counted<RowRecord>> {
-  return counted(await select(db, membership.personnelSid, { total: rowCount(orgSid, membership, filter) })
+  return counted(await select(db, membership.personnelSid, { total: listCount(db, orgSid, membership, filter) })
     .where(where(orgSid, membership, filter))
     .orderBy(rows.dateCreated, rows.sid).limit(limit).offset(offset) as (RowRecord & { total: number })[]);
 }
@@ -150,7 +247,7 @@ function gridWhere(orgSid: string, tableSid: string, membership: Membership, fil
   return and(
     eq(rows.organizationSid, orgSid),
     eq(rows.tableSid, tableSid),
-    filter.project__sid !== undefined ? eq(rows.projectSid, filter.project__sid) : undefined,
+    filter.project__sid !== undefined ? inProject(filter.project__sid) : undefined,
     filter.search ? sql`${rows.name} ILIKE ${containsPattern(filter.search)}` : undefined,
     filter.is_archived !== undefined ? eq(rows.isArchived, filter.is_archived) : undefined,
     filter.is_locked !== undefined ? eq(rows.isLocked, filter.is_locked) : undefined,

@@ -22,21 +22,43 @@ import { lockOwnRow } from '../../core/record-lock.js';
 import { rows } from '../../db/schema.js';
 import { rowDataPageSize } from '../../core/pagination.js';
 import { registerRowStream } from './stream.js';
+import { sectionsOfRows } from '../sections/repository.js';
+import { serializeSection } from '../sections/serializers.js';
 
-function serializeRow(row: RowRecord, serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
-  if (serializer === 'name') return { sid: row.sid, name: row.name };
+/** Labii's `column_set` item of a cell. */
+function columnSetItem(cell: CellSummary & { column_widget?: { sid: string; name: string } }) {
+  return { sid: cell.sid, column: { sid: cell.column.sid, name: cell.column.name, widget: cell.widget }, data: cell.data };
+}
+
+/** The fields both the list and the detail shape show. */
+function common(row: RowRecord, cells: CellSummary[], viewer: Membership) {
   return {
-    sid: row.sid, name: row.name, table: row.table, project: row.project, is_locked: row.is_locked, is_archived: row.is_archived,
-    version: row.version, change_permission: permissions.row.change(viewer, row.permission),
+    sid: row.sid, uid: row.uid, name: row.name, table: row.table, table__name_plural: row.table__name_plural, project: row.project,
+    projects: row.projects, owner: row.created_by, is_template: row.is_template, open_to_organization: row.open_to_organization,
+    is_locked: row.is_locked, is_archived: row.is_archived, version: row.version,
+    column_set: cells.map(columnSetItem), change_permission: permissions.row.change(viewer, row.permission),
   };
 }
 
-/** Rows in the detail shape, their cells fetched in one query for all of them. */
-async function rowDetails(ctx: AppContext, found: RowRecord[], viewer: Membership) {
+/** Rows in the name or list shape; the list shape's cells fetched in one query for all of them. */
+async function rowSummaries(ctx: AppContext, found: RowRecord[], serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
+  if (serializer === 'name') return found.map((row) => ({ sid: row.sid, name: row.name }));
   const cells = await cellsOfRows(ctx.db, found.map((r) => r.sid));
-  return found.map(({ project_sid: _p, permission, ...fields }) => ({
-    ...fields, cells: cells.get(fields.sid) as CellSummary[], change_permission: permissions.row.change(viewer, permission),
-  }));
+  return found.map((row) => common(row, cells.get(row.sid)!, viewer));
+}
+
+/** Rows in the detail shape, their cells and sections fetched in one query each for all of them. */
+async function rowDetails(ctx: AppContext, found: RowRecord[], viewer: Membership) {
+  const sids = found.map((r) => r.sid);
+  const [cells, sections] = await Promise.all([cellsOfRows(ctx.db, sids), sectionsOfRows(ctx.db, sids, viewer.personnelSid)]);
+  return found.map((row) => {
+    const rowCells = cells.get(row.sid) as CellSummary[];
+    return {
+      ...common(row, rowCells, viewer), description: row.description, metadata: row.metadata, hash: row.hash, cells: rowCells,
+      section_set: sections.get(row.sid)!.map((section) => serializeSection(section, 'detail', viewer)),
+      created_by: row.created_by, updated_by: row.updated_by, date_created: row.date_created, date_updated: row.date_updated,
+    };
+  });
 }
 
 async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
@@ -61,7 +83,8 @@ async function gridPage(ctx: AppContext, request: FastifyRequest) {
   const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
   for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
   const results = found.map(({ project_sid: _p, permission, ...fields }) => ({
-    ...fields, cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
+    ...fields, owner: fields.created_by,
+    cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
   }));
   const addPermission = filter.project__sid ? permissions.row.create(membership, projectRole) : false;
   return pageEnvelope(request, ctx.config.publicUrl, page, found.total ?? 0, results, addPermission);
@@ -78,8 +101,8 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       summary: 'List rows (Admin: all; others: rows of their projects)',
       description: 'Oldest first. Filters: table__sid, project__sid.',
       query: RowListQuery,
-      // The detail shape carries each row's cells: pages are bounded by bytes.
-      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
+      // The list and detail shapes carry each row's cells: pages are bounded by bytes.
+      maxPageSize: (serializer) => (serializer !== 'name' ? rowDataPageSize(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
@@ -89,7 +112,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       count: (scope, query) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, query),
       rows: async (scope, query, serializer, page) => {
         const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset);
-        if (serializer !== 'detail') return withTotal(found.map((r) => serializeRow(r, serializer, scope.membership)), found);
+        if (serializer !== 'detail') return withTotal(await rowSummaries(ctx, found, serializer, scope.membership), found);
         return withTotal(await rowDetails(ctx, found, scope.membership), found);
       },
     },
@@ -101,7 +124,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       allowed: () => true,
       create: async (scope, body, query, serializer) => {
         const row = await createRow(ctx, scope.membership, scope.actor, query, body);
-        return serializer === 'detail' ? rowDetail(ctx, row, scope.membership) : serializeRow(row, serializer, scope.membership);
+        return serializer === 'detail' ? rowDetail(ctx, row, scope.membership) : (await rowSummaries(ctx, [row], serializer, scope.membership))[0];
       },
     },
   });

@@ -6,19 +6,28 @@ import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 
-/** What a write would make of the row: one cell's new data, or a new name or description. */
-export type RowSizeChange = { column: string; data: string } | { name?: string; description?: string };
+/** What a write would make of the row: one cell's new data, a new name or description, or one section's new or changed text. */
+export type RowSizeChange = { column: string; data: string } | { name?: string; description?: string }
+  | { section: string; name: string; description: string; data: string };
+
+/** The bytes of a section as a version holds it: its name, description and content (the JSON text, as a string). */
+const sectionBytes = (name: SQL | string, description: SQL | string, data: SQL | string) =>
+  sql`(octet_length(to_jsonb(${name}::text)::text) + octet_length(to_jsonb(${description}::text)::text) + octet_length(to_jsonb(${data}::text)::text))`;
 
 /** The bytes row `rowSid` would hold after `change`: a SELECT of one column, `bytes`. */
 export function rowSize(rowSid: string, change: RowSizeChange): SQL {
   const json = (value: unknown) => sql`octet_length(to_jsonb(${value}::text)::text)`;
   const cellColumn = 'column' in change ? change.column : null;
+  const section = 'section' in change ? change : null;
   return sql`
     SELECT (SELECT coalesce(sum(octet_length(to_jsonb(c.data)::text)), 0) FROM cells c
              WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM ${cellColumn}::text)
          + ${'column' in change ? json(change.data) : sql`0`}
-         + ${'name' in change && change.name !== undefined ? json(change.name) : sql`octet_length(to_jsonb(r.name)::text)`}
-         + ${'description' in change && change.description !== undefined ? json(change.description) : sql`octet_length(to_jsonb(r.description)::text)`}
+         + (SELECT coalesce(sum(${sectionBytes(sql`s.name`, sql`s.description`, sql`s.data`)}), 0) FROM sections s
+             WHERE s.row_sid = r.sid AND s.sid IS DISTINCT FROM ${section?.section ?? null}::text)
+         + ${section ? sectionBytes(section.name, section.description, section.data) : sql`0`}
+         + ${'name' in change && change.name !== undefined && !section ? json(change.name) : sql`octet_length(to_jsonb(r.name)::text)`}
+         + ${'description' in change && change.description !== undefined && !section ? json(change.description) : sql`octet_length(to_jsonb(r.description)::text)`}
            AS bytes
       FROM record_rows r WHERE r.sid = ${rowSid}`;
 }

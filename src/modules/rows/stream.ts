@@ -63,9 +63,9 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
       description: 'Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app\'s session cookie alone). '
         + 'Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of '
         + 'projects where they have a role), whichever server process wrote it, arrives within a second as:\n\n'
-        + '- `event: row`, `data: {kind: "row", organization, table, project, row, version, by: {sid, name} | null, date_updated, '
-        + 'changes: ["created" | "renamed" | "description" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;\n'
-        + '- `event: cell`, `data: {kind: "cell", organization, table, project, row, version, by, date_updated, cell, column, created, '
+        + '- `event: row`, `data: {kind: "row", organization, table, project, projects, row, version, by: {sid, name} | null, date_updated, '
+        + 'changes: ["created" | "renamed" | "description" | "fields" | "projects" | "sections" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;\n'
+        + '- `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, version, by, date_updated, cell, column, created, '
         + 'data, data_omitted}`: `data` is the cell\'s new data, or null with `data_omitted: true` when it is longer than 6000 bytes '
         + '(read it with the row: GET /tables/row/detail/{row}/).\n\n'
         + '`version` is the row\'s version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that '
@@ -89,8 +89,11 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
     if (q.row__sid !== undefined) {
       const { row } = await readableRow(ctx, actor, q.row__sid);
       if (row.table_sid !== table.sid) throw errors.field('row__sid', 'This row is not a row of table__sid.');
-      if (project !== undefined && project !== row.project_sid) throw errors.field('row__sid', 'This row is not a row of project__sid.');
-      project = row.project_sid;
+      if (project !== undefined && project !== row.project_sid) {
+        const [other] = await query<{ one: number }>(ctx.db, sql`SELECT 1 AS one FROM record_row_projects WHERE row_sid = ${row.sid} AND project_sid = ${project}`);
+        if (!other) throw errors.field('row__sid', 'This row is not a row of project__sid.');
+      }
+      project ??= row.project_sid;
     } else if (project !== undefined) {
       const [found] = isSid(project)
         ? await query<{ sid: string }>(ctx.db, sql`SELECT sid FROM projects WHERE sid = ${project} AND organization_sid = ${table.organizationSid}`)
@@ -111,9 +114,11 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
     unsubscribe = changes.subscribe({
       table: table.sid,
       offer(event: RecordEvent) {
-        if (state.project !== undefined && event.project !== state.project) return;
+        const projects = event.projects ?? [event.project];
+        if (state.project !== undefined && !projects.includes(state.project)) return;
         if (state.rowSid !== undefined && event.row !== state.rowSid) return;
-        if (!mayReadProject(state.standing, event.project)) return;
+        // A row is read through any of its projects (rules.ts, readsRow).
+        if (!projects.some((p) => mayReadProject(state.standing, p))) return;
         stream.send(event.kind, event);
       },
       resync() {

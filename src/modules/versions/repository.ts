@@ -1,10 +1,10 @@
 import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
-import { rows, users, versions, projectMembers } from '../../db/schema.js';
+import { rows, users, versions } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
-import { readableRows } from '../rows/access.js';
+import { readableRows, roleOnRows } from '../rows/access.js';
 import { versionHash } from './chain.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
@@ -28,7 +28,6 @@ const fields = {
   date_updated: isoTimestamp(versions.dateUpdated),
   // The stored hash of the version before: the chain link is checked without another query.
   linked_hash: previous.hash,
-  permission: projectMembers.permission,
 };
 
 export interface VersionRow {
@@ -46,11 +45,11 @@ export function isValidVersion(v: Pick<VersionRow, 'row_sid' | 'version' | 'hash
 }
 
 function select(db: Db, personnelSid: string, total?: SQL<number>) {
-  return db.select(total ? { ...fields, total } : fields).from(versions)
+  const chosen = { ...fields, permission: roleOnRows(personnelSid) };
+  return db.select(total ? { ...chosen, total } : chosen).from(versions)
     .innerJoin(rows, eq(rows.sid, versions.rowSid))
     .leftJoin(previous, and(eq(previous.rowSid, versions.rowSid), eq(previous.version, sql`${versions.version} - 1`)))
-    .leftJoin(author, eq(author.sid, versions.updatedBy))
-    .leftJoin(projectMembers, and(eq(projectMembers.projectSid, rows.projectSid), eq(projectMembers.personnelSid, personnelSid)));
+    .leftJoin(author, eq(author.sid, versions.updatedBy));
 }
 
 function where(orgSid: string, membership: Membership, rowSid: string | undefined): SQL {

@@ -9,6 +9,10 @@ import { User } from '../accounts/schemas.js';
 export const VersionData = Type.Object({
   name: Type.String(), description: Type.String(), is_locked: Type.Boolean(), is_archived: Type.Boolean(),
   cells: Type.Record(Type.String(), Type.String(), { description: 'the cells by column sid' }),
+  sections: Type.Optional(Type.Array(Type.Object({
+    sid: Sid, name: Type.String(), description: Type.String(), order: Type.Integer(), is_archived: Type.Boolean(),
+    data: Type.String({ description: "the section's content as the JSON text written" }),
+  }, { title: 'SectionData' }), { description: "the row's sections in order; only once it has any (docs/versions.md)" })),
 }, { title: 'RowData', description: "the row's data as this version recorded it" });
 
 const Hash = Type.String({ description: 'SHA-256 (hex)' });

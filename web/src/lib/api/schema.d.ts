@@ -1203,8 +1203,8 @@ export interface paths {
          * Live stream of a table's row and cell changes (Server-Sent Events)
          * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of projects where they have a role), whichever server process wrote it, arrives within a second as:
          *
-         *     - `event: row`, `data: {kind: "row", organization, table, project, row, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
-         *     - `event: cell`, `data: {kind: "cell", organization, table, project, row, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
+         *     - `event: row`, `data: {kind: "row", organization, table, project, projects, row, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "fields" | "projects" | "sections" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
+         *     - `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
          *
          *     `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes, a project role given starts them. A comment line every 15 seconds keeps the connection open. One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
          */
@@ -1373,7 +1373,7 @@ export interface paths {
         };
         /**
          * List cells (Admin, Project Admin, Edit, View) (name shape)
-         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.
+         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. Labii's filters: `column__sid`, `column__sid__in` (commas), `data__isnull` (an empty cell is Labii's null). add_permission: whether the caller may add a cell to that row.
          *
          *     Levels: organization.
          */
@@ -1401,7 +1401,7 @@ export interface paths {
         };
         /**
          * List cells (Admin, Project Admin, Edit, View) (list shape)
-         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.
+         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. Labii's filters: `column__sid`, `column__sid__in` (commas), `data__isnull` (an empty cell is Labii's null). add_permission: whether the caller may add a cell to that row.
          *
          *     Levels: organization.
          */
@@ -1429,7 +1429,7 @@ export interface paths {
         };
         /**
          * List cells (Admin, Project Admin, Edit, View) (detail shape)
-         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. add_permission: whether the caller may add a cell to that row.
+         * @description With `row__sid`, the cells of that row in column order (none when the caller cannot read the row); without, every cell the caller may read, oldest first. Labii's filters: `column__sid`, `column__sid__in` (commas), `data__isnull` (an empty cell is Labii's null). add_permission: whether the caller may add a cell to that row.
          *
          *     Levels: organization.
          */
@@ -1472,6 +1472,116 @@ export interface paths {
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
         patch: operations["updateCell"];
+        trace?: never;
+    };
+    "/tables/section/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sections (Admin, Project Admin, Edit, View: whoever reads their row) (name shape)
+         * @description With `row__sid`, that row's sections in order; with `table__sid`, the sections of that table's rows; without, every section the caller may read, oldest first. add_permission: whether the caller may add a section to row__sid.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listSectionsName"];
+        put?: never;
+        /**
+         * Add a section to a row (Project Admin, Edit; not to an archived row, nor a locked one) (answers the name shape)
+         * @description Query `row__sid` (or `row` in the body). Body {name, description, widget: {sid} or widget__sid, order, data}: `data` is the content (any JSON: a rich-text document, or a string). The row gets a new version holding its sections.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createSectionName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/section/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sections (Admin, Project Admin, Edit, View: whoever reads their row) (list shape)
+         * @description With `row__sid`, that row's sections in order; with `table__sid`, the sections of that table's rows; without, every section the caller may read, oldest first. add_permission: whether the caller may add a section to row__sid.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listSectionsList"];
+        put?: never;
+        /**
+         * Add a section to a row (Project Admin, Edit; not to an archived row, nor a locked one) (answers the list shape)
+         * @description Query `row__sid` (or `row` in the body). Body {name, description, widget: {sid} or widget__sid, order, data}: `data` is the content (any JSON: a rich-text document, or a string). The row gets a new version holding its sections.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createSectionList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/section/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sections (Admin, Project Admin, Edit, View: whoever reads their row) (detail shape)
+         * @description With `row__sid`, that row's sections in order; with `table__sid`, the sections of that table's rows; without, every section the caller may read, oldest first. add_permission: whether the caller may add a section to row__sid.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listSectionsDetail"];
+        put?: never;
+        /**
+         * Add a section to a row (Project Admin, Edit; not to an archived row, nor a locked one) (answers the detail shape)
+         * @description Query `row__sid` (or `row` in the body). Body {name, description, widget: {sid} or widget__sid, order, data}: `data` is the content (any JSON: a rich-text document, or a string). The row gets a new version holding its sections.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createSectionDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/section/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One section, with its content
+         * @description 404 when the caller cannot read its row.
+         */
+        get: operations["getSection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a section: name, description, order, data, is_archived (Project Admin, Edit; the row's rules)
+         * @description Each change is one version of the row (whose data holds the row's sections); the same values again change nothing. A new `order` moves the section there (the sections in between shift by one). Send If-Match with the ETag of the GET to refuse a lost update.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateSection"];
         trace?: never;
     };
     "/tables/version/list/{level}/{sid}/name/": {
@@ -3596,10 +3706,47 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["RowName"][];
         };
-        /** RowCreate */
+        /** ProjectRef */
+        ProjectRef: {
+            sid: string;
+            /** @description ignored */
+            name?: string;
+        };
+        /**
+         * RowCreate
+         * @description Also: the value of a cell keyed by its column's sid ({"<column sid>": "data"}): each becomes a cell of the row, in the same version.
+         */
         RowCreate: {
             name: string;
             description?: string;
+            is_template?: boolean;
+            open_to_organization?: boolean;
+            metadata?: components["schemas"]["JsonValue"];
+            /** @description the projects of the row ([{"sid"}], as Labii sends them); the first is `project` */
+            projects?: components["schemas"]["ProjectRef"][];
+            /** @description the project of the row (as Labii v3 sends it; or `projects`) */
+            project__sid?: string;
+            is_archived?: boolean;
+        } & {
+            [key: string]: string | number | boolean | (never | null);
+        };
+        /** ColumnSetItem */
+        ColumnSetItem: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            column: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                widget: components["schemas"]["Ref"];
+            };
+            data: string;
         };
         /** RowList */
         RowList: {
@@ -3608,13 +3755,25 @@ export interface components {
              * @example a1B2c3D4e5F6g7H8
              */
             sid: string;
+            /** @description the row's readable number in its table, e.g. SMP-000123 (the table's unique_code and a number); never changes */
+            uid: string;
             name: string;
             table: components["schemas"]["Ref"];
+            /** @description the table's name */
+            table__name_plural: string;
             project: components["schemas"]["Ref"];
+            /** @description the row's projects, its first (`project`) first */
+            projects: components["schemas"]["Ref"][];
+            /** @description who created the row (as created_by) */
+            owner: string;
+            is_template: boolean;
+            open_to_organization: boolean;
             is_locked: boolean;
             is_archived: boolean;
             /** @description the number of the latest version */
             version: number;
+            /** @description the row's cells in column order, as Labii lists them */
+            column_set: components["schemas"]["ColumnSetItem"][];
             change_permission: boolean;
         };
         /** RowListPage */
@@ -3628,8 +3787,8 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["RowList"][];
         };
-        /** RowDetail */
-        RowDetail: {
+        /** SectionDetail */
+        SectionDetail: {
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -3637,10 +3796,58 @@ export interface components {
             sid: string;
             name: string;
             description: string;
+            widget: components["schemas"]["Ref"] | null;
+            row: components["schemas"]["Ref"];
             table: components["schemas"]["Ref"];
+            table__name_plural: string;
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            row__sid: string;
+            /** @description its place among the row's sections, from 1 */
+            order: number;
+            data: components["schemas"]["JsonValue"];
+            is_archived: boolean;
+            /** @description the row's version this section's latest change made */
+            version: number;
+            updated_by: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+            change_permission: boolean;
+        };
+        /** RowDetail */
+        RowDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            /** @description the row's readable number in its table, e.g. SMP-000123 (the table's unique_code and a number); never changes */
+            uid: string;
+            name: string;
+            description: string;
+            table: components["schemas"]["Ref"];
+            /** @description the table's name */
+            table__name_plural: string;
             project: components["schemas"]["Ref"];
+            /** @description the row's projects, its first (`project`) first */
+            projects: components["schemas"]["Ref"][];
+            /** @description who created the row (as created_by) */
+            owner: string;
+            is_template: boolean;
+            open_to_organization: boolean;
             is_locked: boolean;
             is_archived: boolean;
+            metadata: components["schemas"]["JsonValue"];
             /** @description the number of the latest version */
             version: number;
             /** @description the hash of the latest version */
@@ -3656,7 +3863,13 @@ export interface components {
                 widget: components["schemas"]["Ref"];
                 data: string;
             }[];
+            /** @description the row's cells in column order, as Labii lists them */
+            column_set: components["schemas"]["ColumnSetItem"][];
+            /** @description the row's sections, in order */
+            section_set: components["schemas"]["SectionDetail"][];
             created_by: string;
+            /** @description who made the row's latest version */
+            updated_by: string;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3680,12 +3893,22 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["RowDetail"][];
         };
-        /** RowUpdate */
+        /**
+         * RowUpdate
+         * @description Also: the value of a cell keyed by its column's sid: the row's cell in that column is created or changed (as a cell write).
+         */
         RowUpdate: {
             name?: string;
             description?: string;
+            is_template?: boolean;
+            open_to_organization?: boolean;
+            metadata?: components["schemas"]["JsonValue"];
+            /** @description the projects of the row ([{"sid"}], as Labii sends them); the first is `project` */
+            projects?: components["schemas"]["ProjectRef"][];
             is_locked?: boolean;
             is_archived?: boolean;
+        } & {
+            [key: string]: string | number | boolean | (never | null);
         };
         /** CellDetail */
         CellDetail: {
@@ -3717,12 +3940,23 @@ export interface components {
              * @example a1B2c3D4e5F6g7H8
              */
             sid: string;
+            /** @description the row's readable number in its table, e.g. SMP-000123 (the table's unique_code and a number); never changes */
+            uid: string;
             name: string;
             description: string;
             table: components["schemas"]["Ref"];
+            /** @description the table's name */
+            table__name_plural: string;
             project: components["schemas"]["Ref"];
+            /** @description the row's projects, its first (`project`) first */
+            projects: components["schemas"]["Ref"][];
+            /** @description who created the row (as created_by) */
+            owner: string;
+            is_template: boolean;
+            open_to_organization: boolean;
             is_locked: boolean;
             is_archived: boolean;
+            metadata: components["schemas"]["JsonValue"];
             /** @description the number of the latest version */
             version: number;
             /** @description the hash of the latest version */
@@ -3732,6 +3966,8 @@ export interface components {
                 [key: string]: components["schemas"]["CellDetail"];
             };
             created_by: string;
+            /** @description who made the row's latest version */
+            updated_by: string;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3847,6 +4083,92 @@ export interface components {
             /** @description the cell content */
             data: string;
         };
+        /** SectionName */
+        SectionName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** SectionNamePage */
+        SectionNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["SectionName"][];
+        };
+        /** WidgetRef */
+        WidgetRef: {
+            sid: string;
+            /** @description ignored */
+            name?: string;
+        };
+        /** SectionCreate */
+        SectionCreate: {
+            name: string;
+            description?: string;
+            widget?: components["schemas"]["WidgetRef"] | null;
+            /** @description the widget (as Labii v3 sends it; or `widget: {sid}`) */
+            widget__sid?: string;
+            /** @description the row (or ?row__sid=) */
+            row?: string;
+            /** @description its place (default: after the last) */
+            order?: number;
+            data?: components["schemas"]["JsonValue"];
+        };
+        /** SectionList */
+        SectionList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            widget: components["schemas"]["Ref"] | null;
+            row: components["schemas"]["Ref"];
+            table: components["schemas"]["Ref"];
+            /** @description its place among the row's sections, from 1 */
+            order: number;
+            is_archived: boolean;
+            change_permission: boolean;
+        };
+        /** SectionListPage */
+        SectionListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["SectionList"][];
+        };
+        /** SectionDetailPage */
+        SectionDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["SectionDetail"][];
+        };
+        /** SectionUpdate */
+        SectionUpdate: {
+            name?: string;
+            description?: string;
+            order?: number;
+            data?: components["schemas"]["JsonValue"];
+            is_archived?: boolean;
+        };
         /** VersionName */
         VersionName: {
             /**
@@ -3867,6 +4189,20 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["VersionName"][];
         };
+        /** SectionData */
+        SectionData: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            order: number;
+            is_archived: boolean;
+            /** @description the section's content as the JSON text written */
+            data: string;
+        };
         /**
          * RowData
          * @description the row's data as this version recorded it
@@ -3880,6 +4216,8 @@ export interface components {
             cells: {
                 [key: string]: string;
             };
+            /** @description the row's sections in order; only once it has any (docs/versions.md) */
+            sections?: components["schemas"]["SectionData"][];
         };
         /** RowDataPage */
         RowDataPage: {
@@ -8601,8 +8939,32 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only rows of this table */
                 table__sid?: string;
-                /** @description only rows of this project */
+                /** @description only rows of this project (any of its projects) */
                 project__sid?: string;
+                /** @description only archived (true) or only unarchived (false) rows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the row with this uid (e.g. SMP-000123) */
+                uid?: string;
+                /** @description only rows created by this personnel */
+                owner__sid?: string;
+                /** @description only rows whose name or uid contains this text (case-insensitive) */
+                search?: string;
+                /** @description only rows whose date_created is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only rows whose date_created is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only rows whose date_created is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only rows whose date_created is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+                /** @description only rows whose date_updated is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gte?: string;
+                /** @description only rows whose date_updated is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gt?: string;
+                /** @description only rows whose date_updated is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lte?: string;
+                /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lt?: string;
             };
             header?: never;
             path: {
@@ -8638,8 +9000,8 @@ export interface operations {
             query: {
                 /** @description the table of the new row (required) */
                 table__sid: string;
-                /** @description the project of the new row (required) */
-                project__sid: string;
+                /** @description the project of the new row (or `projects` in the body) */
+                project__sid?: string;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8653,12 +9015,24 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Also: the value of a cell keyed by its column's sid ({"<column sid>": "data"}): each becomes a cell of the row, in the same version. */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "is_template": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": {},
+                 *       "projects": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "project__sid": "project  sid",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["RowCreate"];
@@ -8694,8 +9068,32 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only rows of this table */
                 table__sid?: string;
-                /** @description only rows of this project */
+                /** @description only rows of this project (any of its projects) */
                 project__sid?: string;
+                /** @description only archived (true) or only unarchived (false) rows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the row with this uid (e.g. SMP-000123) */
+                uid?: string;
+                /** @description only rows created by this personnel */
+                owner__sid?: string;
+                /** @description only rows whose name or uid contains this text (case-insensitive) */
+                search?: string;
+                /** @description only rows whose date_created is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only rows whose date_created is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only rows whose date_created is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only rows whose date_created is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+                /** @description only rows whose date_updated is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gte?: string;
+                /** @description only rows whose date_updated is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gt?: string;
+                /** @description only rows whose date_updated is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lte?: string;
+                /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lt?: string;
             };
             header?: never;
             path: {
@@ -8731,8 +9129,8 @@ export interface operations {
             query: {
                 /** @description the table of the new row (required) */
                 table__sid: string;
-                /** @description the project of the new row (required) */
-                project__sid: string;
+                /** @description the project of the new row (or `projects` in the body) */
+                project__sid?: string;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8746,12 +9144,24 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Also: the value of a cell keyed by its column's sid ({"<column sid>": "data"}): each becomes a cell of the row, in the same version. */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "is_template": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": {},
+                 *       "projects": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "project__sid": "project  sid",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["RowCreate"];
@@ -8787,8 +9197,32 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only rows of this table */
                 table__sid?: string;
-                /** @description only rows of this project */
+                /** @description only rows of this project (any of its projects) */
                 project__sid?: string;
+                /** @description only archived (true) or only unarchived (false) rows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the row with this uid (e.g. SMP-000123) */
+                uid?: string;
+                /** @description only rows created by this personnel */
+                owner__sid?: string;
+                /** @description only rows whose name or uid contains this text (case-insensitive) */
+                search?: string;
+                /** @description only rows whose date_created is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only rows whose date_created is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only rows whose date_created is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only rows whose date_created is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+                /** @description only rows whose date_updated is at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gte?: string;
+                /** @description only rows whose date_updated is after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__gt?: string;
+                /** @description only rows whose date_updated is at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lte?: string;
+                /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_updated__lt?: string;
             };
             header?: never;
             path: {
@@ -8824,8 +9258,8 @@ export interface operations {
             query: {
                 /** @description the table of the new row (required) */
                 table__sid: string;
-                /** @description the project of the new row (required) */
-                project__sid: string;
+                /** @description the project of the new row (or `projects` in the body) */
+                project__sid?: string;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8839,12 +9273,24 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Also: the value of a cell keyed by its column's sid ({"<column sid>": "data"}): each becomes a cell of the row, in the same version. */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "is_template": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": {},
+                 *       "projects": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "project__sid": "project  sid",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["RowCreate"];
@@ -8916,12 +9362,22 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Also: the value of a cell keyed by its column's sid: the row's cell in that column is created or changed (as a cell write). */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "name": "name",
                  *       "description": "description",
+                 *       "is_template": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": {},
+                 *       "projects": [
+                 *         {
+                 *           "sid": "sid",
+                 *           "name": "name"
+                 *         }
+                 *       ],
                  *       "is_locked": false,
                  *       "is_archived": false
                  *     }
@@ -9036,6 +9492,12 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the cells of this row, in column order */
                 row__sid?: string;
+                /** @description only the cells of this column */
+                column__sid?: string;
+                /** @description only the cells of these columns (sids separated by commas) */
+                column__sid__in?: string;
+                /** @description only empty cells (true: data is "", Labii's null) or only cells with data (false) (true, True, 1; false, False, 0) */
+                data__isnull?: boolean;
             };
             header?: never;
             path: {
@@ -9127,6 +9589,12 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the cells of this row, in column order */
                 row__sid?: string;
+                /** @description only the cells of this column */
+                column__sid?: string;
+                /** @description only the cells of these columns (sids separated by commas) */
+                column__sid__in?: string;
+                /** @description only empty cells (true: data is "", Labii's null) or only cells with data (false) (true, True, 1; false, False, 0) */
+                data__isnull?: boolean;
             };
             header?: never;
             path: {
@@ -9218,6 +9686,12 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the cells of this row, in column order */
                 row__sid?: string;
+                /** @description only the cells of this column */
+                column__sid?: string;
+                /** @description only the cells of these columns (sids separated by commas) */
+                column__sid__in?: string;
+                /** @description only empty cells (true: data is "", Labii's null) or only cells with data (false) (true, True, 1; false, False, 0) */
+                data__isnull?: boolean;
             };
             header?: never;
             path: {
@@ -9365,6 +9839,386 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CellDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSectionsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only this row's sections, in order */
+                row__sid?: string;
+                /** @description only sections of this table's rows */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSectionName: {
+        parameters: {
+            query: {
+                /** @description the row of the new section (required; or `row` in the body) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "widget": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "widget__sid": "widget  sid",
+                 *       "row": "row",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["SectionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSectionsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only this row's sections, in order */
+                row__sid?: string;
+                /** @description only sections of this table's rows */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSectionList: {
+        parameters: {
+            query: {
+                /** @description the row of the new section (required; or `row` in the body) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "widget": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "widget__sid": "widget  sid",
+                 *       "row": "row",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["SectionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSectionsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only this row's sections, in order */
+                row__sid?: string;
+                /** @description only sections of this table's rows */
+                table__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSectionDetail: {
+        parameters: {
+            query: {
+                /** @description the row of the new section (required; or `row` in the body) */
+                row__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "widget": {
+                 *         "sid": "sid",
+                 *         "name": "name"
+                 *       },
+                 *       "widget__sid": "widget  sid",
+                 *       "row": "row",
+                 *       "order": 1,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["SectionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "order": 1,
+                 *       "data": {},
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["SectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionDetail"];
                 };
             };
             400: components["responses"]["BadRequest"];
