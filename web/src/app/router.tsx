@@ -225,6 +225,18 @@ const historyRoute = createRoute({
   },
 });
 
+// A record as a page, its sections edited in TipTap (loaded when first opened).
+const RecordPage = lazyRouteComponent(() => import('../features/record/components/record-page'), 'RecordPage');
+
+const recordRoute = createRoute({
+  getParentRoute: () => organizationRoute,
+  path: '/rows/$row/record',
+  component: function Record() {
+    const { org, row } = recordRoute.useParams();
+    return <RecordPage key={row} orgSid={org} rowSid={row} />;
+  },
+});
+
 const inboxRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/notifications',
@@ -324,6 +336,7 @@ const routeTree = rootRoute.addChildren([
       tableRoute,
       rowsRoute,
       historyRoute,
+      recordRoute,
       inboxRoute,
       notificationRoute,
       accountRoute,

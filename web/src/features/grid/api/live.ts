@@ -24,7 +24,7 @@ interface ChangeBase {
 /** A row created or changed (`event: row`): its state after the change. */
 export interface RowChange extends ChangeBase {
   kind: 'row';
-  changes: Array<'created' | 'renamed' | 'description' | 'locked' | 'unlocked' | 'archived' | 'unarchived'>;
+  changes: Array<'created' | 'renamed' | 'description' | 'fields' | 'projects' | 'sections' | 'locked' | 'unlocked' | 'archived' | 'unarchived'>;
   name: string;
   is_locked: boolean;
   is_archived: boolean;

@@ -52,6 +52,11 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
           Back to the rows of {row.data.table.name}
         </Link>
       </p>
+      <p>
+        <Link to="/o/$org/rows/$row/record" params={{ org: orgSid, row: rowSid }}>
+          Open the record (its cells and sections)
+        </Link>
+      </p>
       <p className="live-status" role="status">
         {live.last ? describeChange(live.last, columnNames) : liveStatusText(live.status)}
       </p>
@@ -157,6 +162,7 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
 const CHANGE_WORDS: Record<string, string> = {
   created: 'created the row', renamed: 'renamed the row', description: 'changed the description', locked: 'locked the row',
   unlocked: 'unlocked the row', archived: 'archived the row', unarchived: 'un-archived the row',
+  fields: 'changed the row', projects: 'changed the projects', sections: 'changed the sections',
 };
 
 /** A live change as a sentence: "Version 5: Ada Tester changed Note." */
