@@ -81,7 +81,7 @@ describe('live changes', () => {
     assert.ok(ms <= LIVE_MS, `the created row arrived within a second (${ms} ms)`);
     const by = { sid: ws.projectEdit.personnel.sid, name: ws.projectEdit.personnel.name };
     assert.deepEqual({ ...created.data, date_updated: typeof created.data.date_updated }, {
-      kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, row: row.sid, version: 1, by,
+      kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, version: 1, by,
       changes: ['created'], name: 'Live row', is_locked: false, is_archived: false, date_updated: 'string',
     });
     assert.equal(created.id, null, 'events carry no id');
@@ -89,7 +89,7 @@ describe('live changes', () => {
     const cell = await createCell(ws.projectEdit.api, ws.org.sid, row.sid, ws.columns.text.sid, 'first');
     const { event: made } = await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.created, 'cell created');
     assert.deepEqual({ ...made.data, date_updated: typeof made.data.date_updated }, {
-      kind: 'cell', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, row: row.sid, version: 2, by,
+      kind: 'cell', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, version: 2, by,
       cell: cell.sid, column: ws.columns.text.sid, created: true, data: 'first', data_omitted: false, date_updated: 'string',
     });
     expectStatus(await patchCell(ws.projectAdmin.api, cell.sid, 'second'), 200);
@@ -115,6 +115,27 @@ describe('live changes', () => {
       ['row', 6, ['unlocked', 'archived'], 'Live row renamed', false, true],
       ['row', 7, ['unarchived'], 'Live row renamed', false, false],
     ], 'every change once, in order, and nothing for a write that changed nothing');
+  });
+
+  test('a row in two projects: a member of only the second hears its changes (its own stream and one limited to that project)', async () => {
+    const second = expectStatus(await ws.admin.api.post(recordPaths.projectList(ws.org.sid), { name: 'Second stream project' }), 201).json;
+    expectStatus(await ws.admin.api.post(recordPaths.memberList(second.sid), { personnel: ws.member.personnel.sid, permission: 'view' }), 201);
+    expectStatus(await ws.admin.api.post(recordPaths.memberList(second.sid), { personnel: ws.projectEdit.personnel.sid, permission: 'edit' }), 201);
+    const table = await open(ws.member.api, { table__sid: ws.table.sid });
+    const limited = await open(ws.member.api, { table__sid: ws.table.sid, project__sid: second.sid });
+    const alone = await createRow(ws, { name: 'Only the first project' }, ws.projectEdit.api);
+    const shared = expectStatus(await ws.projectEdit.api.post(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid }), {
+      name: 'Both projects', projects: [{ sid: ws.project.sid }, { sid: second.sid }],
+    }), 201).json;
+    await createCell(ws.projectEdit.api, ws.org.sid, shared.sid, ws.columns.text.sid, 'heard');
+    for (const [s, name] of [[table, 'the table\'s stream'], [limited, 'the stream of the second project']] as const) {
+      const { event } = await s.waitFor((e) => ofRow(shared.sid, 'cell')(e), `${name}: the shared row's cell`);
+      assert.deepEqual(event.data.projects, [ws.project.sid, second.sid]);
+      assert.ok(s.events.some((e) => ofRow(shared.sid, 'row')(e)), `${name}: the shared row's creation`);
+    }
+    // The row of the first project alone was committed before the shared one, and changes arrive in commit order: by now it would have.
+    assert.ok(!table.events.some((e) => e.data.row === alone.sid) && !limited.events.some((e) => e.data.row === alone.sid),
+      'nothing of the row the member may not read');
   });
 
   test('a refused write sends nothing; long data is left out (data_omitted)', async () => {

@@ -26,6 +26,8 @@ function SectionEditor({ section, rowSid }: { section: Section; rowSid: string }
   const writable = section.change_permission && !section.is_archived;
   const editor = useEditor({
     extensions: [StarterKit],
+    // TipTap would add its CSS as a <style> element, which the Content-Security-Policy refuses: styles.css has it.
+    injectCSS: false,
     content: toContent(section.data),
     editable: writable,
     editorProps: {
@@ -136,7 +138,7 @@ export function RecordPage({ orgSid, rowSid }: { orgSid: string; rowSid: string 
         ) : (
           <dl className="record-cells">
             {row.column_set.map((cell) => (
-              <div key={cell.sid} style={{ display: 'contents' }}>
+              <div key={cell.sid} className="record-cell">
                 <dt>{cell.column.name}</dt>
                 <dd>{cell.data}</dd>
               </div>
