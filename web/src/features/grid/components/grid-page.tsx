@@ -3,16 +3,16 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
-import { useSession } from '../../auth/api/session';
-import { useMyPersonnel } from '../../organizations/api/organizations';
-import { useMyProjectRole, useProjects } from '../../projects/api/projects';
-import { useTable } from '../../tables/api/tables';
-import { useWidgets } from '../../widgets/api/widgets';
-import { RunWorkflow } from '../../workflows/components/run-workflow';
+import { useSession } from '../../../lib/api/session';
+import { useMyPersonnel } from '../../../lib/api/organizations';
+import { useMyProjectRole, useProjects } from '../../../lib/api/projects';
+import { useTable } from '../../../lib/api/tables';
+import { useWidgets } from '../../../lib/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
-import { liveStatusText, useLiveGrid } from '../api/live';
+import { useLiveGrid } from '../api/live';
+import { liveStatusText } from '../../../lib/api/record-stream';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
 
@@ -28,9 +28,11 @@ interface GridPageProps {
   projectSid?: string;
   /** Only rows whose name contains this (the URL's `q`). */
   search?: string;
+  /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
+  rowAction?: (row: GridRow | undefined) => ReactNode;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps) {
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -86,6 +88,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
           projectName={projects.data?.results.find((p) => p.sid === projectSid)?.name ?? 'this project'}
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
+          rowAction={rowAction}
         />
       ) : (
         <p>Rows live in projects: choose one.</p>
@@ -99,9 +102,10 @@ interface TableRowsProps {
   tableName: string;
   projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
+  rowAction?: (row: GridRow | undefined) => ReactNode;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
@@ -217,7 +221,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
         >
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
-        <RunWorkflow orgSid={orgSid} tableSid={gridKey.tableSid} row={row} />
+        {rowAction?.(row)}
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}
