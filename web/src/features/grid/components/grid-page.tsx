@@ -13,7 +13,7 @@ import { useWidgets } from '../../../lib/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
 import { useLiveGrid } from '../api/live';
 import { liveStatusText } from '../../../lib/api/record-stream';
-import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
+import { FIRST_CELL, RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
 
 /** How long the view must rest before the pages in it are requested. */
@@ -112,7 +112,8 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
   const role = useMyProjectRole(projectSid, me.data?.sid);
   const widgets = useWidgets(orgSid);
   const [range, setRange] = useState({ first: 0, last: 0 });
-  const [focused, setFocused] = useState<CellPosition>({ row: 0, col: 1 });
+  // Where the grid's focus is (the grid owns it and tells): the toolbar acts on its row.
+  const [focused, setFocused] = useState<CellPosition>(FIRST_CELL);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [dialog, setDialog] = useState<null | 'add' | 'rename'>(null);
 
@@ -156,18 +157,20 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
     return null;
   };
   const errorKey = (rowSid: string, columnSid: string) => `${rowSid}:${columnSid}`;
-  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) => {
-    saveCell.mutate(
-      { page: pageOf(index), row, columnSid: column.sid, data },
-      {
-        onError: (error) => {
-          setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
-          // Back to the refused cell, where the message is.
-          setFocused({ row: index, col: columns.findIndex((c) => c.sid === column.sid) + 1 });
+  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) =>
+    new Promise<void>((resolve, reject) =>
+      saveCell.mutate(
+        { page: pageOf(index), row, columnSid: column.sid, data },
+        {
+          onSuccess: () => resolve(),
+          onError: (error) => {
+            setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
+            // The grid brings the focus back to the refused cell, where the message is.
+            reject(error);
+          },
         },
-      },
+      ),
     );
-  };
 
   if (firstPage?.isPending) return <Loading what="Loading rows…" />;
   if (firstPage?.error) return <ErrorMessage error={firstPage.error} />;
@@ -266,7 +269,6 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
             })
           }
           onVisibleRange={onVisibleRange}
-          focused={focused}
           onFocusedChange={setFocused}
         />
       )}
