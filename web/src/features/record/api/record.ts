@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../../../lib/api/client';
 import type { components } from '../../../lib/api/schema';
-import { useRecordStream, type LiveStatus, type RecordChange } from '../../grid/api/live';
+import { useRecordStream, type LiveStatus, type RecordChange } from '../../../lib/api/record-stream';
 
 export type Section = components['schemas']['SectionDetail'];
 export type JsonValue = components['schemas']['JsonValue'];

@@ -7,7 +7,7 @@ import { EditorContent, useEditor, type JSONContent } from '@tiptap/react';
 import StarterKit from '@tiptap/starter-kit';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Button, ErrorMessage, Loading, TextField } from '../../../components/ui';
-import { liveStatusText, type RecordChange } from '../../grid/api/live';
+import { liveStatusText, type RecordChange } from '../../../lib/api/record-stream';
 import { useAddSection, useLiveRecord, useRecord, useSaveSection, type JsonValue, type Section } from '../api/record';
 
 /** A section's content as TipTap takes it: its document, or a string (HTML or text), or an empty document. */
@@ -46,7 +46,7 @@ function SectionEditor({ section, rowSid }: { section: Section; rowSid: string }
       return;
     }
     editor.commands.setContent(toContent(section.data), { emitUpdate: false });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new saved content resets the editor
+    // Only a new saved content resets the editor (`dirty` and `section` are read as they are then).
   }, [editor, saved]);
 
   const onSave = () => {
