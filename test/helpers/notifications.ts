@@ -253,6 +253,7 @@ export async function newOrganizationAt(
       email: user.email, first_name: user.first_name, last_name: user.last_name,
     });
     expectStatus(added, 201, 'adding a member');
+    expectStatus(await user.api.post(`/organizations/personnel/detail/${added.json.sid}/accept/`), 200, 'the member accepts');
     people.push({ ...user, personnel: added.json });
   }
   return { org, admin, members: people };
