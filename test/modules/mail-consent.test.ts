@@ -127,10 +127,11 @@ describe('after accepting', () => {
     assert.deepEqual(linksIn(mail.html!).map((l) => l.text), ['Accept and choose a password']);
     assert.deepEqual(expectStatus(await http('GET', '/accounts/invitation/', { query: { tag: mail.tag } }), 200).json,
       { email, organization: { sid: org.sid, name: org.name }, invited_by: `${admin.first_name} ${admin.last_name}` });
-    expectStatus(await http('GET', '/accounts/invitation/', { query: { tag: 'not-a-tag' } }), 404);
+    assert.deepEqual(expectStatus(await http('GET', '/accounts/invitation/', { query: { tag: 'not-a-tag' } }), 400).json,
+      { tag: ['No open invitation has this tag: it was used, has expired, or is a password reset.'] });
     const password = strongPassword();
     expectStatus(await anonymous.post('/accounts/resetpassword/', { password }, { query: { tag: mail.tag } }), 200);
-    expectStatus(await http('GET', '/accounts/invitation/', { query: { tag: mail.tag } }), 404, 'a used tag names nothing');
+    expectStatus(await http('GET', '/accounts/invitation/', { query: { tag: mail.tag } }), 400, 'a used tag names nothing');
     const token = expectStatus(await anonymous.post('/accounts/auth/', { username: email, password }), 200).json.token;
     assert.deepEqual(expectStatus(await new Api(token).get('/accounts/invitations/'), 200).json, { results: [] }, 'accepted');
     await sendNotification(admin.api, org.sid, [record], { name: 'Welcome aboard', should_email: true });

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
 import { actorOf } from '../../core/auth.js';
-import { ApiError, errors } from '../../core/errors.js';
+import { errors } from '../../core/errors.js';
 import { query, type Db } from '../../db/client.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors, Sid } from '../../core/schemas.js';
@@ -88,7 +88,7 @@ export async function pendingInvitations(db: Db, actor: Actor) {
      LIMIT 100`);
 }
 
-/** The invitation an unused invitation tag is for (404 for any other tag): the password page names it. */
+/** The invitation an unused invitation tag is for (400 on `tag` for any other tag): the password page names it. */
 export async function invitationOfTag(db: Db, tag: string) {
   const [found] = await query<{ email: string; organization: { sid: string; name: string }; invited_by: string | null }>(db, sql`
     SELECT u.email, json_build_object('sid', o.sid, 'name', o.name) AS organization, ${INVITER} AS invited_by
@@ -97,7 +97,7 @@ export async function invitationOfTag(db: Db, tag: string) {
       JOIN personnel p ON p.sid = r.personnel_sid AND p.user_sid = r.user_sid
       JOIN organizations o ON o.sid = p.organization_sid
      WHERE r.tag_hash = ${hashSecret(tag)} AND r.used_at IS NULL AND r.expires_at > now()`);
-  if (!found) throw new ApiError(404, { detail: 'No open invitation has this tag: it was used, has expired, or is a password reset.' });
+  if (!found) throw errors.field('tag', 'No open invitation has this tag: it was used, has expired, or is a password reset.');
   return found;
 }
 
@@ -140,9 +140,9 @@ export function registerConsent(app: FastifyInstance, ctx: AppContext): void {
     config: { auth: false, operationId: 'showInvitation' },
     schema: {
       tags: ['accounts'], summary: 'The invitation an emailed invitation tag is for', security: [], querystring: TagQuery,
-      description: 'For the page where an invitee chooses a password: the address, the organization and who invited them. 404 for a tag '
-        + 'that is used, expired, or a password reset\'s.',
-      response: { 200: TagInvitation, 400: FieldErrors, 404: DetailError },
+      description: 'For the page where an invitee chooses a password: the address, the organization and who invited them. 400 on `tag` '
+        + 'for a tag that is used, expired, or a password reset\'s.',
+      response: { 200: TagInvitation, 400: FieldErrors },
     },
   }, async (request) => invitationOfTag(ctx.db, (request.query as { tag: string }).tag));
 

@@ -20,6 +20,7 @@ import { InboxPage } from '../features/notifications/components/inbox-page';
 import { NotificationPage } from '../features/notifications/components/notification-page';
 import { AccountPage } from '../features/account/components/account-page';
 import { Shell } from './shell';
+import { AcceptInvitationPage } from '../features/invitations/components/invitations';
 
 interface RouterContext {
   queryClient: QueryClient;
@@ -136,6 +137,19 @@ const homeRoute = createRoute({
         <Shell />
         <CreateOrganizationForm userSid={session.data!.sid} firstRun />
       </>
+    );
+  },
+});
+
+// The invitation mail's link for an account that has a password: {PUBLIC_URL}/organizations/personnel/detail/{sid}/accept/.
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/organizations/personnel/detail/$sid/accept',
+  component: function AcceptInvitation() {
+    return (
+      <Shell>
+        <AcceptInvitationPage sid={acceptInvitationRoute.useParams().sid} />
+      </Shell>
     );
   },
 });
@@ -315,6 +329,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,
+    acceptInvitationRoute,
     administrationRoute.addChildren([adminOrganizationsRoute, adminAccountsRoute, adminSettingsRoute, adminMailRoute]),
     organizationRoute.addChildren([
       overviewRoute,
