@@ -8,6 +8,8 @@ import { ApiError } from '../../../lib/api/client';
 import { useSession } from '../../auth/api/session';
 import { NotificationSettings } from '../../notifications/components/notification-settings';
 import { shownDate } from '../../notifications/components/inbox-page';
+import { useMyPersonnel, useOrganization } from '../../organizations/api/organizations';
+import { useLeaveOrganization } from '../../invitations/api/invitations';
 import { useApiKeys, useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutEverywhere } from '../api/account';
 
 export function AccountPage({ orgSid }: { orgSid: string }) {
@@ -27,6 +29,7 @@ export function AccountPage({ orgSid }: { orgSid: string }) {
       <ApiKeys userSid={user.sid} />
       <ChangePassword />
       <SignOutEverywhere />
+      <LeaveOrganization orgSid={orgSid} userSid={user.sid} />
     </main>
   );
 }
@@ -218,6 +221,35 @@ function SignOutEverywhere() {
       <Button variant="danger" disabled={everywhere.isPending} onClick={() => everywhere.mutate(undefined, { onSuccess: () => void navigate({ to: '/signin' }) })}>
         Sign out everywhere
       </Button>
+    </section>
+  );
+}
+
+/** Leaving the organization (anyone may; its last active Admin is told why not). */
+function LeaveOrganization({ orgSid, userSid }: { orgSid: string; userSid: string }) {
+  const me = useMyPersonnel(orgSid, userSid);
+  const organization = useOrganization(orgSid);
+  const leave = useLeaveOrganization();
+  const navigate = useNavigate();
+  const [asking, setAsking] = useState(false);
+  const name = organization.data?.name ?? 'this organization';
+  if (!me.data) return null;
+  const sid = me.data.sid;
+  return (
+    <section aria-labelledby="leave-heading">
+      <h2 id="leave-heading">Leave {name}</h2>
+      <p>You lose access to its records at once, and it sends you no more mail. An Admin can add you again; it mails you nothing until you accept.</p>
+      <ErrorMessage error={leave.error} />
+      {asking ? (
+        <p>
+          <Button variant="danger" disabled={leave.isPending} onClick={() => leave.mutate(sid, { onSuccess: () => void navigate({ to: '/' }) })}>
+            Yes, leave {name}
+          </Button>{' '}
+          <Button onClick={() => setAsking(false)}>Stay</Button>
+        </p>
+      ) : (
+        <Button onClick={() => setAsking(true)}>Leave {name}…</Button>
+      )}
     </section>
   );
 }

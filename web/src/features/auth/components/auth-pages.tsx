@@ -138,14 +138,11 @@ export function ResetPasswordPage({ tag }: { tag?: string }) {
     if (tag) reset.mutate({ tag, password });
   };
   return (
-    <AuthFrame title="Choose a new password">
+    <AuthFrame title={invited ? `${invited.invited_by ?? 'Someone'} invited you to ${invited.organization.name}` : 'Choose a new password'}>
       {invited && !reset.isSuccess && (
-        <>
-          <h2>
-            {invited.invited_by ?? 'Someone'} invited you to {invited.organization.name}
-          </h2>
-          <p>Choose a password for {invited.email} to accept: you then sign in and find {invited.organization.name} open.</p>
-        </>
+        <p>
+          Choose a password for {invited.email} to accept. Then sign in, and {invited.organization.name} opens with the projects you may see.
+        </p>
       )}
       {!tag ? (
         <p role="alert" className="error">
