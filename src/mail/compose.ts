@@ -19,11 +19,13 @@ const LOOKALIKE_FROM = '\u3002\uff0e\uff61\uff1a\uff0f\uff20';
 const LOOKALIKE_TO = '...:/@';
 // "." before another character (not at the end, not before a space).
 const LINKING_DOT = '\\.(?=[^ ])';
+// "@" between two characters (an address; "@Grace", a mention, stays).
+const LINKING_AT = '(?<=[^ ])@(?=[^ ])';
 
 /**
  * A name as plain text: invisible characters and odd spaces become spaces, spaces are
  * collapsed, it is cut to `max` characters, and whatever could make it a link is broken:
- * "." before another character becomes "[.]", "://" becomes "[:]//", "@" becomes "[at]"
+ * "." before another character becomes "[.]", "://" becomes "[:]//", "@" inside a word "[at]"
  * ("WIN BIG at http://x.example" reads "WIN BIG at http[:]//x[.]example"). Its SQL twin is
  * plainNameSql.
  */
@@ -33,7 +35,7 @@ export function plainName(value: string, max = NAME_MAX): string {
     .replace(/ +/g, ' ').replace(/^ | $/g, '');
   const chars = [...text];
   if (chars.length > max) text = `${chars.slice(0, max - 1).join('')}…`;
-  return text.replace(/:\/\//g, '[:]//').replace(new RegExp(LINKING_DOT, 'g'), '[.]').replace(/@/g, '[at]');
+  return text.replace(/:\/\//g, '[:]//').replace(new RegExp(LINKING_DOT, 'g'), '[.]').replace(new RegExp(LINKING_AT, 'g'), '[at]');
 }
 
 /** Longer text (a notification's body) as plainName writes a name, line by line, cut to `max` characters. */
@@ -51,7 +53,7 @@ export function plainNameSql(value: SQL, max = NAME_MAX): SQL {
   const cleaned = sql`btrim(regexp_replace(translate(regexp_replace(regexp_replace(${value}, ${INVISIBLE}::text, ' ', 'g'), ${SPACES}::text, ' ', 'g'),
     ${LOOKALIKE_FROM}::text, ${LOOKALIKE_TO}::text), ' +', ' ', 'g'), ' ')`;
   const cut = sql`(SELECT CASE WHEN char_length(c) > ${max}::int THEN left(c, ${max - 1}::int) || '…' ELSE c END FROM (SELECT ${cleaned} AS c) AS n)`;
-  return sql`replace(regexp_replace(replace(${cut}, '://', '[:]//'), ${LINKING_DOT}::text, '[.]', 'g'), '@', '[at]')`;
+  return sql`regexp_replace(regexp_replace(replace(${cut}, '://', '[:]//'), ${LINKING_DOT}::text, '[.]', 'g'), ${LINKING_AT}::text, '[at]', 'g')`;
 }
 
 /** One mail for a person. Every string is the service's own words or already passed through plainName. */

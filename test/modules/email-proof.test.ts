@@ -119,7 +119,8 @@ describe('proving an email', () => {
     expectStatus(await admin.api.post(notificationList(org.sid), {
       to: [{ sid: member.personnel.sid }], name: `after ${subject}`, body: 'hello', should_email: true,
     }), 201);
-    assert.equal((await readMail(victim, { subject: /^after / })).subject, `after ${subject}`);
+    // (The subject is quoted as linkless text: the address in it is broken, docs/decisions.md "Consent before mail".)
+    assert.equal((await readMail(victim, { subject: /^after / })).subject, `after ${subject}`.replace('@', '[at]').replace(/\.(?=\S)/g, '[.]'));
   });
 });
 

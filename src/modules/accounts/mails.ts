@@ -65,7 +65,7 @@ export function changeAddressMail(baseUrl: string, email: string, name: string, 
     hello: plainName(name),
     intro: [
       `Someone (we hope you) asked to sign in to their Records Service account with ${email} instead of the address they signed up with.`,
-      'Prove that this address is yours within 24 hours: it then becomes the account\'s sign-in address.',
+      'Prove that this address is yours within 24 hours. It then becomes the account\'s sign-in address.',
     ],
     action: { label: 'Prove my email address', url: verifyLink(baseUrl, tag) },
     outro: [`Until then nothing changes and no other mail goes to it. ${IGNORE}`],
@@ -100,7 +100,7 @@ export function resetMail(baseUrl: string, user: { email: string; firstName: str
     hello: plainName(user.firstName),
     intro: [
       'Someone (we hope you) asked to reset the password of your Records Service account.',
-      `Choose a new password within ${minutes} minutes. A new password ends every session of the account (signed-in apps must sign in again).`,
+      `Set a new password within ${minutes} minutes. A new password ends every session of the account (signed-in apps must sign in again).`,
     ],
     action: { label: 'Choose a new password', url: resetLink(baseUrl, tag) },
     outro: [...keyLines, 'If you did not ask for this, ignore this message; your password stays as it is.'],
