@@ -4,7 +4,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from '@tanstack/react-router';
 import { Button, ErrorMessage, Loading, Notice } from '../../../components/ui';
-import { useAcceptInvitation, useLeaveOrganization, usePendingInvitations, type Invitation } from '../api/invitations';
+import { useAcceptInvitation, useLeaveOrganization, usePendingInvitations, type Invitation } from '../../../lib/api/invitations';
 
 function InvitationItem({ invitation }: { invitation: Invitation }) {
   const accept = useAcceptInvitation();

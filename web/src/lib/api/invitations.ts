@@ -2,8 +2,8 @@
 // for an answer, accepting one (from then on it may mail them), leaving one, and the
 // invitation an emailed invitation tag is for (the password page names it).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, toApiError, unwrap } from '../../../lib/api/client';
-import type { components } from '../../../lib/api/schema';
+import { api, toApiError, unwrap } from './client';
+import type { components } from './schema';
 
 export type Invitation = components['schemas']['Invitation'];
 export type TagInvitation = components['schemas']['TagInvitation'];
@@ -35,12 +35,13 @@ export function useTagInvitation(tag: string | undefined) {
   });
 }
 
+/** After an answer: what waits and the person's organizations are read again (awaited, so a screen after it never shows the old list). */
 function useAfterAnswer() {
   const queryClient = useQueryClient();
-  return () => {
-    void queryClient.invalidateQueries({ queryKey: pendingInvitationsQuery.queryKey });
-    void queryClient.invalidateQueries({ queryKey: ['organizations'] });
-  };
+  return () => Promise.all([
+    queryClient.invalidateQueries({ queryKey: pendingInvitationsQuery.queryKey, refetchType: 'all' }),
+    queryClient.invalidateQueries({ queryKey: ['organizations'], refetchType: 'all' }),
+  ]);
 }
 
 /** Accepts the organization of one's own personnel record `sid`. */
