@@ -2,7 +2,7 @@
 // (rename, lock, archive, run a workflow, history) and adding rows, each control present only as the
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useQueries } from '@tanstack/react-query';
+import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
 import { useSession } from '../../auth/api/session';
@@ -15,6 +15,8 @@ import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow,
 import { liveStatusText, useLiveGrid } from '../api/live';
 import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
+import { FileCell } from '../../files/components/file-cell';
+import { FILE_KIND } from '../../files/api/files';
 
 /** How long the view must rest before the pages in it are requested. */
 const VIEW_REST_MS = 100;
@@ -128,8 +130,27 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
   const columns: GridColumn[] = columnsOfTable.map((column) => {
     const widget = widgetOf.get(column.widget.sid);
     const price = widget?.price ?? '$0.00';
-    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00' };
+    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00', custom: widget?.kind === FILE_KIND };
   });
+  const queryClient = useQueryClient();
+  // A file cell (features/files) uploads itself; then the row is read again (the live stream may say so first).
+  const renderCell = (row: GridRow, column: GridColumn) => (
+    <FileCell
+      rowSid={row.sid}
+      rowName={row.name}
+      columnSid={column.sid}
+      columnName={column.name}
+      data={row.cells[column.sid]?.data ?? ''}
+      block={editBlock(row, column)}
+      onUploaded={() =>
+        void Promise.all([
+          queryClient.invalidateQueries({ queryKey: ['grid', gridKey.tableSid] }),
+          queryClient.invalidateQueries({ queryKey: ['versions', row.sid] }),
+          queryClient.invalidateQueries({ queryKey: ['organization', orgSid] }),
+        ])
+      }
+    />
+  );
   const addableLocked = new Set(columnsOfTable.filter((c) => widgetOf.get(c.widget.sid)?.addable_at_readonly).map((c) => c.sid));
 
   const saveCell = useSaveCell(gridKey);
@@ -262,6 +283,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
             })
           }
           onVisibleRange={onVisibleRange}
+          renderCell={renderCell}
           focused={focused}
           onFocusedChange={setFocused}
         />

@@ -5,7 +5,7 @@
 // person edits it keeps their draft and says so: Enter keeps theirs and saves, Escape takes
 // the new value.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { GridRow } from '../api/grid';
 
 /** A column as the grid shows it. */
@@ -15,6 +15,8 @@ export interface GridColumn {
   /** The price of one write through the column's widget, e.g. "$0.50". */
   price: string;
   priced: boolean;
+  /** Drawn by renderCell (a file cell: features/files), never edited as text. */
+  custom?: boolean;
 }
 
 /** A cell's place: row index (from 0) and column index (0 is the row's name). */
@@ -36,6 +38,8 @@ interface RecordsGridProps {
   onVisibleRange: (first: number, last: number) => void;
   focused: CellPosition;
   onFocusedChange: (position: CellPosition) => void;
+  /** The content of a `custom` column's cell. */
+  renderCell?: (row: GridRow, column: GridColumn) => ReactNode;
 }
 
 const ROW_HEIGHT = 36;
@@ -48,7 +52,7 @@ interface Editing {
 }
 
 export function RecordsGrid(props: RecordsGridProps) {
-  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, focused, onFocusedChange } = props;
+  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, focused, onFocusedChange, renderCell } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const [editing, setEditingState] = useState<Editing | null>(null);
   // The editing cell as of now (a blur after Enter or Escape must not save again).
@@ -103,7 +107,7 @@ export function RecordsGrid(props: RecordsGridProps) {
   const startEditing = (position: CellPosition, draft?: string) => {
     const row = rowAt(position.row);
     const column = columns[position.col - 1];
-    if (!row || !column) return;
+    if (!row || !column || column.custom) return;
     const block = editBlock(row, column);
     if (block) {
       setNotice(block);
@@ -307,6 +311,8 @@ export function RecordsGrid(props: RecordsGridProps) {
                             </span>
                           )}
                         </>
+                      ) : column.custom && row && renderCell ? (
+                        renderCell(row, column)
                       ) : (
                         <span className="cell-value">{value}</span>
                       )}

@@ -8,6 +8,7 @@ import { useTable } from '../../tables/api/tables';
 import { useEditCommit, useLiveHistory, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
 import { liveStatusText, type RecordChange } from '../../grid/api/live';
 import { diffData } from './diff';
+import { FileHistory } from '../../files/components/file-history';
 
 interface Picked {
   sid: string;
@@ -149,6 +150,12 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
         </TableFrame>
         <Pager label="Versions" page={page} pageCount={versions.data.page_count} count={versions.data.count} onPage={setPage} />
       </section>
+      <FileHistory
+        orgSid={orgSid}
+        rowSid={rowSid}
+        columnNames={columnNames}
+        mismatched={new Map((verify.data?.problems ?? []).flatMap((p) => (p.file ? [[p.file.sid, p.problem] as const] : [])))}
+      />
       <Comparison picked={picked} columnNames={columnNames} />
     </main>
   );
