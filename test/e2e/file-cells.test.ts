@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { expectStatus } from '../helpers/assertions.ts';
-import { BASE_URL } from '../helpers/env.ts';
+import { BASE_URL, DATA_DIR } from '../helpers/env.ts';
 import { recordPaths } from '../helpers/records.ts';
 import { assertAccessible, launchBrowser, newPerson, newWorkspaceAt, pageProblems, screenshot, signInContext, type Workspace } from './lib.ts';
 
@@ -104,6 +105,7 @@ test('a file dropped on a cell uploads with its progress, previews in the side p
   await name.waitFor();
   await cell.getByText('1.4 MB').waitFor();
   await cell.getByRole('link', { name: 'Download gel.png' }).waitFor();
+  await screenshot(page, 'file-cell');
 
   // The preview: the image itself, loaded.
   await name.click();
@@ -142,6 +144,24 @@ test('a file dropped on a cell uploads with its progress, previews in the side p
   await history.getByText(/Version 2\s+added in Files:/).waitFor();
   await page.getByRole('button', { name: 'Verify chain' }).click();
   await page.getByText('Chain valid: all 2 versions verified.').waitFor();
+  assert.equal(await history.getByText('Bytes do not match').count(), 0);
+
+  // One byte of the stored object changed behind the service: verifying marks the file.
+  const object = path.join(DATA_DIR, 'files', 'objects', hash.slice(0, 2), hash);
+  const stored = fs.readFileSync(object);
+  const changed = Buffer.from(stored);
+  changed[100] ^= 0x01;
+  fs.chmodSync(object, 0o600);
+  fs.writeFileSync(object, changed);
+  try {
+    await page.getByRole('button', { name: 'Verify chain' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Chain broken' }).waitFor();
+    await history.getByRole('alert').filter({ hasText: `The file "gel.png" (${uploaded.sid}) no longer matches its SHA-256` }).waitFor();
+    await history.getByText('Bytes do not match').waitFor();
+    await screenshot(page, 'file-history-mismatch');
+  } finally {
+    fs.writeFileSync(object, stored);
+  }
   assert.deepEqual(pageProblems(page), []);
   await context.close();
 });

@@ -41,15 +41,19 @@ export function previewKind(mediaType: string): 'image' | 'pdf' | null {
   return null;
 }
 
-/** An icon for a media type (a glyph: no image requests for a list of files). */
+/**
+ * An icon for a media type: a short label drawn as a badge (text, not an emoji, which
+ * machines without an emoji font show as a box; no image requests for a list of files).
+ */
 export function fileIcon(mediaType: string): string {
-  if (mediaType.startsWith('image/')) return '🖼';
-  if (mediaType === 'application/pdf') return '📕';
-  if (mediaType.startsWith('text/') || mediaType === 'application/json') return '📄';
-  if (mediaType.startsWith('audio/')) return '🎵';
-  if (mediaType.startsWith('video/')) return '🎞';
-  if (/zip|compressed|tar|gzip/.test(mediaType)) return '🗜';
-  return '📎';
+  if (mediaType === 'application/pdf') return 'PDF';
+  if (mediaType.startsWith('image/')) return 'IMG';
+  if (mediaType === 'text/csv') return 'CSV';
+  if (mediaType.startsWith('text/') || mediaType === 'application/json') return 'TXT';
+  if (mediaType.startsWith('audio/')) return 'AUD';
+  if (mediaType.startsWith('video/')) return 'VID';
+  if (/zip|compressed|tar|gzip/.test(mediaType)) return 'ZIP';
+  return 'BIN';
 }
 
 const UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'];

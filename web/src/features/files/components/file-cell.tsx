@@ -107,7 +107,9 @@ export function FileCell({ rowSid, rowName, columnSid, columnName, data, block, 
             )}
             <span className="file-size">{formatBytes(file.size)}</span>
             <a className="file-download" href={downloadUrl(file.sid, true)} download={file.name} aria-label={`Download ${file.name}`}>
-              ⬇
+              <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true" focusable="false">
+                <path d="M6 1v7M2.5 5 6 8.5 9.5 5M1.5 11h9" fill="none" stroke="currentColor" strokeWidth="1.5" />
+              </svg>
             </a>
           </li>
         ))}

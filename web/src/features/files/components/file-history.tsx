@@ -17,7 +17,9 @@ interface FileHistoryProps {
 function FileLink({ file, mismatch }: { file: CellFile; mismatch?: string }) {
   return (
     <>
-      <span aria-hidden="true">{fileIcon(file.media_type)} </span>
+      <span className="file-icon" aria-hidden="true">
+        {fileIcon(file.media_type)}
+      </span>{' '}
       <a href={downloadUrl(file.sid, true)} download={file.name}>
         {file.name}
       </a>{' '}
