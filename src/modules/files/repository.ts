@@ -102,6 +102,15 @@ export async function holdObject(tx: Db, sha256: string, size: number): Promise<
     ON CONFLICT (sha256) DO UPDATE SET date_stored = now()`);
 }
 
+/**
+ * Locks the stored object's row and refreshes its date, in the caller's transaction; false
+ * when the row is gone (the GC deleted the object since it was put in place).
+ */
+export async function refreshObject(tx: Db, sha256: string): Promise<boolean> {
+  const rows = await query<{ sha256: string }>(tx, sql`UPDATE file_objects SET date_stored = now() WHERE sha256 = ${sha256} RETURNING sha256`);
+  return rows.length === 1;
+}
+
 /** Restarts an object's grace period: the GC keeps it FILES_GC_GRACE_SECONDS from now (a file naming it was just deleted). */
 export async function touchObject(tx: Db, sha256: string): Promise<void> {
   await query(tx, sql`UPDATE file_objects SET date_stored = now() WHERE sha256 = ${sha256}`);

@@ -15,7 +15,7 @@ import { Infected, ScannerUnavailable } from '../../storage/clamd.js';
 import { receive, OverLimit, type Received } from './ingest.js';
 import { nameProblem } from './names.js';
 import { sniffMediaType } from './sniff.js';
-import { addUsage, deleteFileRow, touchObject, findFile, holdObject, insertFile, subtractUsage, usedBytes, type FileRow } from './repository.js';
+import { addUsage, deleteFileRow, touchObject, findFile, holdObject, insertFile, refreshObject, subtractUsage, usedBytes, type FileRow } from './repository.js';
 
 /** A descriptor in a shape, for a caller with `membership`. A file attached to a row is its history's: nobody deletes it. */
 export function serializeFile(row: FileRow & { attached?: Attached }, serializer: Serializer, membership: Membership) {
@@ -71,21 +71,40 @@ export async function uploadLimits(ctx: AppContext, organizationSid: string, dec
  * place under that lock (kept once), the descriptor written. The object's row is first
  * written on its own, so that an object put by a transaction that then fails is known
  * to the GC (gc.ts).
+ *
+ * An upload to a cell (`attach`) locks the row first, like every cell write (one lock order:
+ * row, usage, credits), and so puts its object in place before, in a short transaction of
+ * its own (the object's row locked, the object put): the slow part — a flush and a rename,
+ * or an S3 copy — then holds no record's row, and twenty uploads to one row take turns
+ * quickly. Its transaction locks the object's row again, which must still be there (the GC
+ * deletes an object only FILES_GC_GRACE_SECONDS after the date just set; 503 otherwise).
+ * The price: an upload to a cell refused by the quota at that point (a race the early
+ * check did not see) leaves its object to the GC.
  */
 export async function commitFile(ctx: AppContext, membership: Membership, name: string, received: Received, attach?: Attach): Promise<FileRow & { attached?: Attached }> {
   const { sha256, size, writer } = received;
   try {
     const mediaType = await sniffMediaType(received.head);
-    await holdObject(ctx.database.db, sha256, size);
+    if (attach) {
+      await ctx.database.db.transaction(async (tx) => {
+        await holdObject(tx, sha256, size);
+        await writer.commit(sha256, size);
+      });
+    } else {
+      await holdObject(ctx.database.db, sha256, size);
+    }
     const sid = newSid();
     const attached = await ctx.database.db.transaction(async (tx) => {
-      // A cell's upload locks its row first, like every cell write (one lock order: row, usage, credits).
       const target = attach ? await attach.lock(tx) : undefined;
       if (!(await addUsage(tx, membership.organizationSid, size, ctx.files.config.quotaBytes))) {
         throw new OverLimit('quota', ctx.files.config.quotaBytes - await usedBytes(tx, membership.organizationSid));
       }
-      await holdObject(tx, sha256, size);
-      await writer.commit(sha256, size);
+      if (!attach) {
+        await holdObject(tx, sha256, size);
+        await writer.commit(sha256, size);
+      } else if (!(await refreshObject(tx, sha256))) {
+        throw new ApiError(503, { detail: 'The stored bytes were collected while the upload finished; send the file again.' }, { 'retry-after': '1' });
+      }
       await insertFile(tx, {
         sid, organizationSid: membership.organizationSid, sha256, size, mediaType, name, uploadedBy: membership.personnelSid, rowSid: target?.rowSid,
       });
