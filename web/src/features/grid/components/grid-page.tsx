@@ -3,20 +3,18 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
-import { useSession } from '../../auth/api/session';
-import { useMyPersonnel } from '../../organizations/api/organizations';
-import { useMyProjectRole, useProjects } from '../../projects/api/projects';
-import { useTable } from '../../tables/api/tables';
-import { useWidgets } from '../../widgets/api/widgets';
-import { RunWorkflow } from '../../workflows/components/run-workflow';
+import { useSession } from '../../../lib/api/session';
+import { useMyPersonnel } from '../../../lib/api/organizations';
+import { useMyProjectRole, useProjects } from '../../../lib/api/projects';
+import { useTable } from '../../../lib/api/tables';
+import { useWidgets } from '../../../lib/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
-import { liveStatusText, useLiveGrid } from '../api/live';
-import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
+import { useLiveGrid } from '../api/live';
+import { liveStatusText } from '../../../lib/api/record-stream';
+import { FIRST_CELL, RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { FileCell } from '../../files/components/file-cell';
-import { FILE_KIND } from '../../files/api/files';
 
 /** How long the view must rest before the pages in it are requested. */
 const VIEW_REST_MS = 100;
@@ -30,9 +28,19 @@ interface GridPageProps {
   projectSid?: string;
   /** Only rows whose name contains this (the URL's `q`). */
   search?: string;
+  /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
+  rowAction?: (row: GridRow | undefined) => ReactNode;
+  /** Columns drawn by the route's own component: those whose widget is of one of `kinds` (file cells). */
+  customCells?: CustomCells;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps) {
+/** Cells of some widget kinds drawn by another feature (the route composes it): the files' cell. */
+export interface CustomCells {
+  kinds: string[];
+  render: (cell: { row: GridRow; column: GridColumn; data: string; block: string | null; onChanged: () => void }) => ReactNode;
+}
+
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, customCells }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -88,6 +96,8 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
           projectName={projects.data?.results.find((p) => p.sid === projectSid)?.name ?? 'this project'}
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
+          rowAction={rowAction}
+          customCells={customCells}
         />
       ) : (
         <p>Rows live in projects: choose one.</p>
@@ -101,16 +111,19 @@ interface TableRowsProps {
   tableName: string;
   projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
+  rowAction?: (row: GridRow | undefined) => ReactNode;
+  customCells?: CustomCells;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction, customCells }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
   const role = useMyProjectRole(projectSid, me.data?.sid);
   const widgets = useWidgets(orgSid);
   const [range, setRange] = useState({ first: 0, last: 0 });
-  const [focused, setFocused] = useState<CellPosition>({ row: 0, col: 1 });
+  // Where the grid's focus is (the grid owns it and tells): the toolbar acts on its row.
+  const [focused, setFocused] = useState<CellPosition>(FIRST_CELL);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [dialog, setDialog] = useState<null | 'add' | 'rename'>(null);
 
@@ -130,27 +143,19 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
   const columns: GridColumn[] = columnsOfTable.map((column) => {
     const widget = widgetOf.get(column.widget.sid);
     const price = widget?.price ?? '$0.00';
-    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00', custom: widget?.kind === FILE_KIND };
+    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00', custom: Boolean(widget && customCells?.kinds.includes(widget.kind)) };
   });
   const queryClient = useQueryClient();
-  // A file cell (features/files) uploads itself; then the row is read again (the live stream may say so first).
-  const renderCell = (row: GridRow, column: GridColumn) => (
-    <FileCell
-      rowSid={row.sid}
-      rowName={row.name}
-      columnSid={column.sid}
-      columnName={column.name}
-      data={row.cells[column.sid]?.data ?? ''}
-      block={editBlock(row, column)}
-      onUploaded={() =>
-        void Promise.all([
-          queryClient.invalidateQueries({ queryKey: ['grid', gridKey.tableSid] }),
-          queryClient.invalidateQueries({ queryKey: ['versions', row.sid] }),
-          queryClient.invalidateQueries({ queryKey: ['organization', orgSid] }),
-        ])
-      }
-    />
-  );
+  // A custom cell (a file cell) writes itself; then the row is read again (the live stream may say so first).
+  const renderCell = customCells && ((row: GridRow, column: GridColumn) => customCells.render({
+    row, column, data: row.cells[column.sid]?.data ?? '', block: editBlock(row, column),
+    onChanged: () =>
+      void Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['grid', gridKey.tableSid] }),
+        queryClient.invalidateQueries({ queryKey: ['versions', row.sid] }),
+        queryClient.invalidateQueries({ queryKey: ['organization', orgSid] }),
+      ]),
+  }));
   const addableLocked = new Set(columnsOfTable.filter((c) => widgetOf.get(c.widget.sid)?.addable_at_readonly).map((c) => c.sid));
 
   const saveCell = useSaveCell(gridKey);
@@ -173,18 +178,20 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
     return null;
   };
   const errorKey = (rowSid: string, columnSid: string) => `${rowSid}:${columnSid}`;
-  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) => {
-    saveCell.mutate(
-      { page: pageOf(index), row, columnSid: column.sid, data },
-      {
-        onError: (error) => {
-          setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
-          // Back to the refused cell, where the message is.
-          setFocused({ row: index, col: columns.findIndex((c) => c.sid === column.sid) + 1 });
+  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) =>
+    new Promise<void>((resolve, reject) =>
+      saveCell.mutate(
+        { page: pageOf(index), row, columnSid: column.sid, data },
+        {
+          onSuccess: () => resolve(),
+          onError: (error) => {
+            setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
+            // The grid brings the focus back to the refused cell, where the message is.
+            reject(error);
+          },
         },
-      },
+      ),
     );
-  };
 
   if (firstPage?.isPending) return <Loading what="Loading rows…" />;
   if (firstPage?.error) return <ErrorMessage error={firstPage.error} />;
@@ -238,7 +245,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
         >
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
-        <RunWorkflow orgSid={orgSid} tableSid={gridKey.tableSid} row={row} />
+        {rowAction?.(row)}
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}
@@ -272,6 +279,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
           rowAt={rowAt}
           editBlock={editBlock}
           onSave={onSave}
+          renderCell={renderCell}
           errorAt={(rowSid, columnSid) => errors[errorKey(rowSid, columnSid)]}
           onDismissError={(rowSid, columnSid) =>
             setErrors((old) => {
@@ -283,8 +291,6 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
             })
           }
           onVisibleRange={onVisibleRange}
-          renderCell={renderCell}
-          focused={focused}
           onFocusedChange={setFocused}
         />
       )}
