@@ -15,7 +15,7 @@ import { expectDetail, expectFieldErrors, expectStatus, expectNotFound, expectFo
 import {
   canonicalJson, listLedger, listVersions, newWorkspace, patchCell, postCell, readCredits, recordPaths, setRowState, createRow, verifyRow, type Workspace,
 } from '../helpers/records.ts';
-import { filePaths, multipart, randomFile, sha256, upload } from '../helpers/files.ts';
+import { filePaths, multipart, randomFile, sha256, tus, tusMetadata, upload } from '../helpers/files.ts';
 
 const rowFiles = (row: string, query: Record<string, string> = {}, serializer = 'detail') =>
   `/files/file/list/row/${row}/${serializer}/${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
@@ -234,6 +234,32 @@ describe('file cells', () => {
     expectPlainText(await uploadToRow(ws.projectAdmin.api, row.sid, files, 'late.bin', 'late'), 406,
       `Error: The row (${row.sid}) is archived; its cells cannot be created.`);
     assert.equal((await verifyRow(ws.admin.api, row.sid)).is_valid, true);
+  });
+
+  test('a resumable (tus) upload with row and column in its metadata lands in the cell as one write', async () => {
+    const row = await createRow(ws);
+    const bytes = randomFile(5000);
+    const created = await tus(ws.projectEdit.api, 'POST', filePaths.resumable(ws.org.sid), {
+      'upload-length': String(bytes.length), 'upload-metadata': tusMetadata({ filename: 'trace.dat', row: row.sid, column: files }),
+    });
+    expectStatus(created, 201);
+    const done = expectStatus(await tus(ws.projectEdit.api, 'PATCH', created.headers.get('location')!, { 'upload-offset': '0' }, bytes), 200).json;
+    assert.equal(done.row, row.sid);
+    assert.equal(done.version, 2);
+    assert.equal(done.sha256, sha256(bytes));
+    const versions = await listVersions(ws.admin.api, ws.org.sid, row.sid);
+    assert.deepEqual(JSON.parse(versions[1].data.cells[files]).map((f: any) => f.sid), [done.sid]);
+    // Checked at creation: a column without a row, a text column, a Project View.
+    expectFieldErrors(await tus(ws.projectEdit.api, 'POST', filePaths.resumable(ws.org.sid), {
+      'upload-length': '10', 'upload-metadata': tusMetadata({ filename: 'x.dat', column: files }),
+    }), { row: ['Name the row in Upload-Metadata (row <its sid, base64>) with a column.'] });
+    expectFieldErrors(await tus(ws.projectEdit.api, 'POST', filePaths.resumable(ws.org.sid), {
+      'upload-length': '10', 'upload-metadata': tusMetadata({ filename: 'x.dat', row: row.sid, column: ws.columns.text.sid }),
+    }), { column: ['The column Column text does not hold files (its widget is not of kind file).'] });
+    expectForbidden(await tus(ws.projectView.api, 'POST', filePaths.resumable(ws.org.sid), {
+      'upload-length': '10', 'upload-metadata': tusMetadata({ filename: 'x.dat', row: row.sid, column: files }),
+    }));
+    assert.equal((await listVersions(ws.admin.api, ws.org.sid, row.sid)).length, 2);
   });
 
   test('bad uploads to a row: no column, not a file column, another table\'s column, who may not write', async () => {
