@@ -10,6 +10,7 @@ import { isSid } from '../../core/ids.js';
 import { notifications } from '../../db/schema.js';
 import { findNotification, type NotificationRow } from './repository.js';
 import { sendInOneStatement } from './send.js';
+import { expandTeams } from '../teams/service.js';
 import { senderMailQuota, senderMailQuotaExceeded } from '../accounts/service.js';
 import { secondsLeft } from '../../core/rate-limit.js';
 
@@ -45,7 +46,8 @@ export async function loadNotification(ctx: AppContext, actor: Actor, sid: strin
  * (429, nothing written), so nothing is written unless every check holds.
  */
 export async function createNotification(ctx: AppContext, membership: Membership, body: NotificationBody, actor: Actor): Promise<NotificationRow> {
-  const recipientSids = body.to.map((r) => r.sid);
+  // A team (Labii's) stands for its active personnel.
+  const recipientSids = await expandTeams(ctx.db, membership.organizationSid, body.to.map((r) => r.sid));
   const quota = body.should_email ? senderMailQuota(ctx, actor.userSid, new Set(recipientSids).size) : undefined;
   const outcome = await sendInOneStatement(ctx.db, {
     organizationSid: membership.organizationSid,
