@@ -104,7 +104,7 @@ const L = {
   column: list('tables', 'column'), row: list('tables', 'row'), cell: list('tables', 'cell'), version: list('tables', 'version'),
   credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
   execution: list('tables', 'execution'), notification: list('notifications', 'notification'), file: list('files', 'file'),
-  team: list('organizations', 'team'), labiiWorkflow: list('workflows', 'workflow'),
+  team: list('organizations', 'team'), labiiWorkflow: list('workflows', 'workflow'), labiiMember: list('projects', 'projectmember'),
 };
 const D = {
   apikey: detail('accounts', 'apikey'), organization: detail('organizations', 'organization'), personnel: detail('organizations', 'personnel'),
@@ -112,7 +112,7 @@ const D = {
   column: detail('tables', 'column'), row: detail('tables', 'row'), cell: detail('tables', 'cell'), version: detail('tables', 'version'),
   workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
   notification: detail('notifications', 'notification'), file: detail('files', 'file'),
-  team: detail('organizations', 'team'), labiiWorkflow: detail('workflows', 'workflow'),
+  team: detail('organizations', 'team'), labiiWorkflow: detail('workflows', 'workflow'), labiiMember: detail('projects', 'projectmember'),
 };
 
 // The caller's own records (anonymous has none: it is sent the Admin's).
@@ -405,6 +405,30 @@ const TABLE: Walk[] = [
     expect: E(201, 201, 403, 403, 403, 403, 403, 401), fresh: true, target: make.personnel,
     path: (f, _t, _r, s) => L.member(f, s, { project__sid: f.ws.project.sid }), body: (_f, t) => ({ member: [t.sid], permission: 'View' }),
     state: countBy('admin', (f) => L.member(f, 'name', { page_size: '1' }, 'project', f.ws.project.sid)),
+  },
+  // The same members at the path of Labii's v3 docs (/projects/projectmember/).
+  {
+    route: 'GET /projects/projectmember/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.labiiMember(f, s, { project__sid: f.ws.project.sid }),
+  },
+  {
+    route: 'POST /projects/projectmember/list/{level}/{sid}/{serializer}/', expect: E(201, 201, 403, 403, 403, 403, 403, 401),
+    fresh: true, target: make.personnel,
+    path: (f, _t, _r, s) => L.labiiMember(f, s, undefined, 'project', f.ws.project.sid), body: (_f, t) => ({ member: [{ sid: t.sid }], permission: 'Admin' }),
+    state: countBy('admin', (f) => L.member(f, 'name', { page_size: '1' }, 'project', f.ws.project.sid)),
+  },
+  {
+    route: 'GET /projects/projectmember/detail/{sid}/', expect: E(200, 200, 200, 200, 403, 403, 404, 401),
+    path: (f) => D.labiiMember(f.membership.sid),
+  },
+  {
+    route: 'PATCH /projects/projectmember/detail/{sid}/', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.membership, path: (_f, t) => D.labiiMember(t.sid), body: () => ({ permission: 'Edit' }),
+    state: readableBy('admin', (_f, t) => D.member(t.sid)),
+  },
+  {
+    route: 'DELETE /projects/projectmember/detail/{sid}/', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.membership, path: (_f, t) => D.labiiMember(t.sid), state: readableBy('admin', (_f, t) => D.member(t.sid)),
   },
   // --- teams (Labii's /organizations/team/): every member reads, Admins define
   {

@@ -12,8 +12,13 @@ import { errors } from '../../core/errors.js';
 import { projectMembers } from '../../db/schema.js';
 
 export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): void {
+  // Ours and the SDK's path, and the one of Labii's v3 docs (api/project-member.md): the same resource.
+  for (const path of ['/projects/member', '/projects/projectmember']) registerAt(app, ctx, path);
+}
+
+function registerAt(app: FastifyInstance, ctx: AppContext, path: string): void {
   defineList(app, ctx, {
-    path: '/projects/member',
+    path,
     tag: 'project members',
     // level=organization with ?project__sid= is Labii's path (its SDK's default level).
     levels: { project: projectLevel, organization: organizationProjectLevel },
@@ -49,7 +54,7 @@ export function registerProjectMembers(app: FastifyInstance, ctx: AppContext): v
   });
 
   defineDetail(app, ctx, {
-    path: '/projects/member',
+    path,
     lock: lockOwnRow(projectMembers),
     tag: 'project members',
     shape: ProjectMemberShapes.detail,
