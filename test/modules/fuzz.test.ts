@@ -193,6 +193,7 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     const ledger = assertPage(await api.get(recordPaths.creditList(org.sid, 'name'))).results;
     const memberships = assertPage(await api.get(recordPaths.memberList(ws.project.sid, 'name', { page_size: 100 }))).results;
     const files = await Promise.all(['a.txt', 'b.json'].map(async (name) => ok(upload(api, org.sid, name, 'fuzzed'), 201, 'file')));
+    const teams = [await ok(api.post(list('organizations', 'team'), { name: 'Fuzz team', members: [ws.member.personnel.sid] }), 201, 'team')];
 
     Object.assign(own, {
       organization: [org.sid],
@@ -202,6 +203,9 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       personnel: [ws.member.personnel.sid, ws.projectEdit.personnel.sid, ws.projectView.personnel.sid],
       project: [ws.project.sid],
       member: memberships.map((m: any) => m.sid).filter((sid: string) => sid !== adminRole.sid),
+      // The same memberships at the path of Labii's v3 docs.
+      projectmember: memberships.map((m: any) => m.sid).filter((sid: string) => sid !== adminRole.sid),
+      team: teams.map((t: any) => t.sid),
       table: [ws.table.sid],
       widget: [ws.widgets.paid.sid],
       column: [ws.columns.text.sid, ws.columns.paid.sid],
@@ -303,7 +307,8 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       if (rng.chance(0.6)) return String(rng.int(1, 3));
       return encodeURIComponent(String(rng.pick<unknown>([0, -1, 1e9, 1e9 + 1, 2 ** 31, '9007199254740993', '1e308', '1.5', 'abc', '', ...NUMBER_STRINGS])));
     }
-    if (schema.type === 'boolean') return rng.pick(['true', 'false', '1', '0', 'yes', 'maybe', '', 'TRUE', '%00']);
+    // Mostly a spelling the lists take (as integers are mostly in range), so the filters are reached, not only refused.
+    if (schema.type === 'boolean') return rng.chance(0.6) ? rng.pick(['true', 'false', 'True', '0']) : rng.pick(['1', 'yes', 'maybe', '', 'TRUE', '%00']);
     if (name === 'event' && rng.chance(0.5)) return 'approve';
     return hostileSegment(rng).value;
   }

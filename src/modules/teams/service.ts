@@ -11,6 +11,7 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
+import { activeMember } from '../../core/rules.js';
 import { personnel, teamMembers, teams } from '../../db/schema.js';
 
 export interface TeamRow {
@@ -123,21 +124,22 @@ export async function deleteTeam(ctx: AppContext, actor: Actor, sid: string): Pr
 }
 
 /**
- * Recipients with teams expanded: each sid of `sids` that is a team of the organization
- * becomes its active personnel (in the order they joined), every other sid stays; each
- * recipient once, in order. A team without active personnel is a 400 on `to`.
+ * Recipients with teams expanded: each of `candidates` (sids of `sids` that are no
+ * personnel) that is a team of the organization becomes its active personnel (in the order
+ * they joined), every other sid stays; each recipient once, in order. Undefined when none
+ * of them is a team; a team without active personnel is a 400 on `to`.
  */
-export async function expandTeams(db: Db, orgSid: string, sids: string[]): Promise<string[]> {
-  const candidates = [...new Set(sids.filter(isSid))];
-  if (!candidates.length) return sids;
+export async function expandTeams(db: Db, orgSid: string, sids: string[], candidates: string[]): Promise<string[] | undefined> {
+  const teamSids = [...new Set(candidates.filter(isSid))];
+  if (!teamSids.length) return undefined;
   const rows = await query<{ team: string; personnel: string | null }>(db, sql`
     SELECT t.sid AS team, p.sid AS personnel
       FROM teams t
       LEFT JOIN team_members tm ON tm.team_sid = t.sid
-      LEFT JOIN personnel p ON p.sid = tm.personnel_sid AND NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)
-     WHERE t.organization_sid = ${orgSid} AND t.sid IN (${sql.join(candidates.map((s) => sql`${s}`), sql`, `)})
+      LEFT JOIN personnel p ON p.sid = tm.personnel_sid AND ${activeMember.sql('p')}
+     WHERE t.organization_sid = ${orgSid} AND t.sid IN (${sql.join(teamSids.map((s) => sql`${s}`), sql`, `)})
      ORDER BY t.sid, tm.date_created, tm.personnel_sid`);
-  if (!rows.length) return sids;
+  if (!rows.length) return undefined;
   const byTeam = new Map<string, string[]>();
   for (const r of rows) {
     const list = byTeam.get(r.team) ?? [];

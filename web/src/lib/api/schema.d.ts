@@ -862,6 +862,120 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
+    "/projects/projectmember/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (name shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersNameAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the name shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberNameAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (list shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersListAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the list shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberListAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (detail shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersDetailAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the detail shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberDetailAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One project membership (Admin; any project member)
+         * @description A membership of an organization the caller is not in is 404; a member of the organization without a role in the project gets 403.
+         */
+        get: operations["getMemberAtLabiiPath"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from a project (Admin, Project Admin)
+         * @description Answers {}.
+         */
+        delete: operations["deleteMemberAtLabiiPath"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's project role (Admin, Project Admin)
+         * @description Body {permission: admin|edit|view (or Admin|Edit|View), is_archived?: false}. The personnel of a membership cannot be changed: remove it and add another.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateMemberAtLabiiPath"];
+        trace?: never;
+    };
     "/organizations/team/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -8283,6 +8397,404 @@ export interface operations {
         };
     };
     updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMemberAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMemberAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMemberAtLabiiPath: {
         parameters: {
             query?: never;
             header?: {
