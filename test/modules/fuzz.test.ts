@@ -310,6 +310,8 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     // Mostly a spelling the lists take (as integers are mostly in range), so the filters are reached, not only refused.
     if (schema.type === 'boolean') return rng.chance(0.6) ? rng.pick(['true', 'false', 'True', '0']) : rng.pick(['1', 'yes', 'maybe', '', 'TRUE', '%00']);
     if (name === 'event' && rng.chance(0.5)) return 'approve';
+    // Half the time a plain value (a filter such as name_system is reached, not only refused).
+    if (rng.chance(0.5)) return 'fuzz';
     return hostileSegment(rng).value;
   }
 
@@ -320,7 +322,8 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       parts.push(`${param.name}=${queryValue(rng, param.name, param.schema, (param as { description?: string }).description ?? '')}`);
       if (rng.chance(0.08)) parts.push(`${param.name}=${queryValue(rng, param.name, param.schema, '')}`); // repeated
     }
-    if (rng.chance(0.1)) parts.push(rng.pick(['unknown=1', 'search=x', 'page[]=1', 'page[a]=1', '__proto__=x', 'constructor[prototype]=1', 'ordering=-sid', `x=${'q'.repeat(6_000)}`]));
+    // A parameter the operation does not take: a 400 naming it on every list (core/resource.ts), so rarer than the route's own.
+    if (rng.chance(0.04)) parts.push(rng.pick(['unknown=1', 'search=x', 'page[]=1', 'page[a]=1', '__proto__=x', 'constructor[prototype]=1', 'ordering=-sid', `x=${'q'.repeat(6_000)}`]));
     if (rng.chance(0.04)) parts.push(rng.pick(['', '&&', '=', '%', '%ZZ=1', 'a=%ZZ', 'page', 'page=', '%00=1', ';']));
     return parts.length ? `?${parts.join('&')}` : '';
   }
@@ -591,7 +594,9 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     t.diagnostic(`seed ${SEED}: ${requests.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
     report(await confirmSlow(findings), `fuzz with seed ${SEED}`);
     // Not vacuous: the routes were reached, not only refused.
-    assert.ok((statuses.get(200) ?? 0) > requests.length / 10, `many requests succeed: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    // (Any 2xx: a create or a delete reached its route as much as a read.)
+    const succeeded = [...statuses].filter(([status]) => status >= 200 && status < 300).reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(succeeded > requests.length / 10, `many requests succeed: ${JSON.stringify(Object.fromEntries(statuses))}`);
     assert.ok((statuses.get(201) ?? 0) > 10, 'some creations succeed');
     assert.ok((statuses.get(400) ?? 0) > requests.length / 10, 'many requests are refused as bad input');
   });

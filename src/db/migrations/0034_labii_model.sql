@@ -26,8 +26,8 @@ ALTER TABLE "record_columns" ADD COLUMN "metadata" jsonb DEFAULT '[]'::jsonb NOT
 ALTER TABLE "record_columns" ADD COLUMN "settings" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "organizations" ADD COLUMN "username" text;--> statement-breakpoint
 -- Each organization's handle from its name ("Acme Labs" -> "acme-labs"); a name taken
--- already (or none) gets the sid's start as well: unique, compared lower-case.
-UPDATE "organizations" o SET "username" = CASE WHEN n.rn = 1 AND n.slug <> '' THEN n.slug ELSE ltrim(n.slug || '-' || lower(left(o."sid", 10)), '-') END
+-- already (or shorter than 2 characters) gets the sid's start as well: unique, compared lower-case.
+UPDATE "organizations" o SET "username" = CASE WHEN n.rn = 1 AND length(n.slug) >= 2 THEN n.slug ELSE ltrim(n.slug || '-' || lower(left(o."sid", 10)), '-') END
   FROM (SELECT "sid", slug, row_number() OVER (PARTITION BY slug ORDER BY "date_created", "sid") AS rn
           FROM (SELECT "sid", "date_created", left(trim(BOTH '-' FROM lower(regexp_replace("name", '[^A-Za-z0-9]+', '-', 'g'))), 40) AS slug
                   FROM "organizations") s) n
