@@ -48,7 +48,7 @@ export function registerTables(app: FastifyInstance, ctx: AppContext): void {
     shape: TableShapes.detail,
     get: {
       summary: 'One table, with its columns (Admin, Member)',
-      description: 'The columns are {sid, name, order, widget: {sid, name}}, by order. A table of an organization the caller '
+      description: 'The columns are {sid, name, order, widget: {sid, name, documentation_url}}, by order. A table of an organization the caller '
         + 'is not in is 404.',
       handler: async (actor, sid) => {
         const { row, membership } = await loadTable(ctx, actor, sid);
