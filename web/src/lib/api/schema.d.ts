@@ -1180,7 +1180,7 @@ export interface paths {
         };
         /**
          * One table, with its columns (Admin, Member)
-         * @description The columns are {sid, name, order, widget: {sid, name}}, by order. A table of an organization the caller is not in is 404.
+         * @description The columns are {sid, name, order, widget: {sid, name, documentation_url}}, by order. A table of an organization the caller is not in is 404.
          */
         get: operations["getTable"];
         put?: never;
