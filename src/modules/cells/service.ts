@@ -109,7 +109,7 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
       data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false, rowMaxBytes: ctx.config.rowMaxBytes,
     }, row, sid, found.row_created_by);
     const cell: CellRecord = {
-      sid, data: body.data, organization_sid: found.organization_sid,
+      sid, data: change.data, organization_sid: found.organization_sid,
       row: { sid: row.sid, name: row.name }, column: { sid: found.column_sid, name: found.column_name },
       widget: { sid: found.widget_sid, name: found.widget_name }, price: found.price, addable_at_readonly: found.addable_at_readonly,
       is_locked: row.is_locked, is_archived: row.is_archived, date_created: found.date_created, date_updated: change.dateUpdated,

@@ -3,7 +3,7 @@ import { Body, Money, Sid, StringEnum, Text, Timestamp } from '../../core/schema
 
 /** What a widget does: the kinds of the built-in widgets (migration 0002). */
 export const WIDGET_KINDS = [
-  'text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature',
+  'text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature', 'file',
   // Value kinds (widgets/kinds.ts): what their cells may hold is checked on every write.
   'number', 'date', 'choice', 'multiple_choice', 'foreign_key', 'barcode', 'rich_text',
 ] as const;
