@@ -29,7 +29,6 @@ ALTER TABLE "record_rows" ADD COLUMN "is_template" boolean DEFAULT false NOT NUL
 ALTER TABLE "record_rows" ADD COLUMN "open_to_organization" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "record_rows" ADD COLUMN "metadata" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "record_rows" ADD COLUMN "updated_by" text;--> statement-breakpoint
-ALTER TABLE "record_tables" ADD COLUMN "unique_code" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "record_tables" ADD COLUMN "uid_counter" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "record_row_projects" ADD CONSTRAINT "record_row_projects_row_sid_record_rows_sid_fk" FOREIGN KEY ("row_sid") REFERENCES "public"."record_rows"("sid") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "record_row_projects" ADD CONSTRAINT "record_row_projects_project_sid_projects_sid_fk" FOREIGN KEY ("project_sid") REFERENCES "public"."projects"("sid") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -68,27 +67,9 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT p_code || '-' || CASE WHEN p_number < 1000000 THEN lpad(p_number::text, 6, '0') ELSE p_number::text END
 $$;
 --> statement-breakpoint
--- A table's unique_code, when not given, is derived from its name as it is created (and,
--- for the tables there are, now): a later rename keeps it, as it keeps its rows' uids.
-UPDATE record_tables SET unique_code = records_table_code(name) WHERE unique_code = '';
---> statement-breakpoint
-CREATE FUNCTION records_table_default_code() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.unique_code = '' THEN
-    NEW.unique_code := records_table_code(NEW.name);
-  END IF;
-  RETURN NEW;
-END;
-$$;
---> statement-breakpoint
-CREATE TRIGGER record_tables_default_code BEFORE INSERT ON record_tables
-  FOR EACH ROW EXECUTE FUNCTION records_table_default_code();
---> statement-breakpoint
-ALTER TABLE record_tables ENABLE ALWAYS TRIGGER record_tables_default_code;
---> statement-breakpoint
 -- The rows there are get their uids in the order they were created, and the latest version's author.
 WITH numbered AS (
-  SELECT r.sid, records_row_uid(t.unique_code, row_number() OVER (PARTITION BY r.table_sid ORDER BY r.date_created, r.sid)::integer) AS uid
+  SELECT r.sid, records_row_uid(coalesce(nullif(t.unique_code, ''), records_table_code(t.name)), row_number() OVER (PARTITION BY r.table_sid ORDER BY r.date_created, r.sid)::integer) AS uid
     FROM record_rows r JOIN record_tables t ON t.sid = r.table_sid)
 UPDATE record_rows r SET uid = numbered.uid FROM numbered WHERE r.sid = numbered.sid;
 --> statement-breakpoint
