@@ -48,6 +48,7 @@ import { registerNotifications } from './modules/notifications/routes.js';
 import { registerSession } from './modules/accounts/session.js';
 import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 import { registerFiles } from './modules/files/routes.js';
+import { registerExports } from './modules/exports/routes.js';
 import { errSerializer } from './core/log-redaction.js';
 
 export interface BuildOptions {
@@ -248,6 +249,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
+  registerExports(app, ctx);
   const resumable = registerFiles(app, ctx);
   await registerWeb(app, ctx);
 

@@ -471,6 +471,13 @@ const TABLE: Walk[] = [
     },
   },
   {
+    route: 'GET /tables/row/export/table/{sid}/', note: 'the export (issue 26): the grid\'s rules', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f) => `/tables/row/export/table/${f.ws.table.sid}/?project__sid=${f.ws.project.sid}`,
+    then: async (f, _t, role, res) => {
+      assert.equal(res.text.includes(f.row.sid), role !== 'member', `${role}: whether the row is exported`);
+    },
+  },
+  {
     route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
     path: (f, _t, _r, s) => L.row(f, s, { table__sid: f.ws.table.sid, project__sid: f.ws.project.sid }), body: () => ({ name: `Row ${unique('r')}` }),
     state: countBy('admin', (f) => L.row(f, 'name', { project__sid: f.ws.project.sid, page_size: '1' })),
@@ -770,6 +777,9 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
     return /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? null : 'expected an event stream';
   }
   if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;
+  if (status === 200 && res.path.startsWith('/tables/row/export/')) {
+    return /^text\/csv/.test(res.headers.get('content-type') ?? '') ? null : 'expected CSV';
+  }
   if (!res.json || typeof res.json !== 'object') return `expected a JSON body, got ${res.text.slice(0, 200)}`;
   if (isListGet) {
     try {

@@ -146,7 +146,7 @@ export type GridOrdering = (typeof GRID_ORDERINGS)[number];
 
 const GRID_ORDER_COLUMNS = { name: rows.name, date_created: rows.dateCreated, date_updated: rows.dateUpdated };
 
-function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
+export function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
   return and(
     eq(rows.organizationSid, orgSid),
     eq(rows.tableSid, tableSid),

@@ -2365,6 +2365,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/row/export/table/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a table's rows as CSV, XLSX or NDJSON, streamed
+         * @description The rows the caller may read (the grid's rules: an Admin every row, others the rows of their projects), oldest first (ties by sid), filtered as the grid filters (project__sid, search, is_archived, is_locked). CSV and XLSX: a header of `sid`, `name`, `description` and the columns' names in column order, then one line a row (an empty field where a row has no cell). NDJSON: one JSON object a line, the row's fields and `cells` (data by column sid). Streamed as the database yields the rows: a large table starts downloading at once.
+         */
+        get: operations["exportRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/file/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -11739,6 +11759,49 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportRows: {
+        parameters: {
+            query?: {
+                /** @description csv (default), xlsx or ndjson */
+                format?: "csv" | "xlsx" | "ndjson";
+                /** @description only rows of this project */
+                project__sid?: string;
+                /** @description only rows whose name contains this text (case-insensitive) */
+                search?: string;
+                /** @description only archived (true) or only unarchived (false) rows */
+                is_archived?: boolean;
+                /** @description only locked (true) or only unlocked (false) rows */
+                is_locked?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the table */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rows, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/x-ndjson": string;
                 };
             };
             400: components["responses"]["BadRequest"];
