@@ -364,6 +364,10 @@ const TABLE: Walk[] = [
     path: (f) => D.project(f.ws.project.sid), mirror: { flag: 'change_permission', of: 'project.patch' },
   },
   {
+    route: 'GET /projects/project/detail/{sid}/eln/', note: 'the .eln export (issue 26): who may read the project\'s rows',
+    expect: E(200, 200, 200, 200, 403, 403, 403, 401), path: (f) => `${D.project(f.ws.project.sid)}eln/`,
+  },
+  {
     route: 'PATCH /projects/project/detail/{sid}/', id: 'project.patch', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
     path: (f) => D.project(f.ws.project.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
     state: readableBy('admin', (f) => D.project(f.ws.project.sid)),
@@ -779,6 +783,9 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
   if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;
   if (status === 200 && res.path.startsWith('/tables/row/export/')) {
     return /^text\/csv/.test(res.headers.get('content-type') ?? '') ? null : 'expected CSV';
+  }
+  if (status === 200 && /^\/projects\/project\/detail\/\w+\/eln\/$/.test(res.path)) {
+    return res.headers.get('content-type') === 'application/zip' ? null : 'expected a zip';
   }
   if (!res.json || typeof res.json !== 'object') return `expected a JSON body, got ${res.text.slice(0, 200)}`;
   if (isListGet) {

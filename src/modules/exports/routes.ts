@@ -4,11 +4,17 @@ import { Type } from '@sinclair/typebox';
 import { create as contentDisposition } from 'content-disposition';
 import type { AppContext } from '../../context.js';
 import { refuseOtherMethods } from '../../core/resource.js';
-import { tableLevel } from '../../core/levels.js';
+import { projectLevel, tableLevel } from '../../core/levels.js';
+import { readsProject } from '../../core/rules.js';
+import { errors } from '../../core/errors.js';
+import { query } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
 import { actorOf } from '../../core/auth.js';
 import { ErrorResponses, StringEnum } from '../../core/schemas.js';
 import { GridQuery } from '../rows/schemas.js';
 import type { GridFilter } from '../rows/repository.js';
+import { elnStream } from './eln.js';
+import { rootFolder } from './eln-format.js';
 import { EXPORT_FORMATS, MEDIA_TYPES, exportStream, type ExportFormat } from './table.js';
 
 const { ordering: _ordering, ...ExportFilter } = GridQuery;
@@ -61,4 +67,37 @@ export function registerExports(app: FastifyInstance, ctx: AppContext): void {
     return reply.send(body);
   });
   refuseOtherMethods(app, tableExport, ['GET']);
+
+  const projectExport = '/projects/project/detail/:sid/eln/';
+  app.get(projectExport, {
+    config: { operationId: 'exportProjectEln' },
+    schema: {
+      tags: ['projects'],
+      summary: 'Export a project as an .eln archive (RO-Crate 1.1 in a zip, as the ELN Consortium specifies), streamed',
+      description: 'Every row of the project (Admin, or any role in the project) as a Dataset with its cells, the files its cells name, '
+        + 'and its whole version chain with the hashes (versions.ndjson: who changed what and when), so that the chain can be '
+        + 're-verified offline from the archive alone: `npm run cli -- verify-archive file.eln`. See docs/eln.md.',
+      params: Type.Object({ sid: Type.String({ description: 'the sid of the project' }) }),
+      response: { 200: { description: 'the archive, as a download', content: binary('application/zip') }, ...ErrorResponses },
+    },
+  }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const scope = await projectLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
+    if (!readsProject.test(scope.membership, scope.projectRole)) throw errors.forbidden();
+    const [project] = await query<{ description: string }>(ctx.db, sql`SELECT description FROM projects WHERE sid = ${scope.project.sid}`);
+    const now = new Date();
+    const root = rootFolder(scope.project.name, now.toISOString().slice(0, 10));
+    const body = await elnStream({
+      db: ctx.db, store: ctx.files.store, organizationSid: scope.project.organizationSid,
+      project: { sid: scope.project.sid, name: scope.project.name, description: project.description }, root,
+      publicUrl: ctx.config.publicUrl ?? 'http://localhost/', now,
+    });
+    body.on('error', (err) => request.log.error({ err }, 'an .eln export ended early'));
+    reply.headers({
+      'content-disposition': contentDisposition(`${root}.eln`, { type: 'attachment' }),
+      'cache-control': 'private, no-store',
+    });
+    reply.type('application/zip');
+    return reply.send(body);
+  });
+  refuseOtherMethods(app, projectExport, ['GET']);
 }

@@ -2385,6 +2385,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/project/detail/{sid}/eln/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a project as an .eln archive (RO-Crate 1.1 in a zip, as the ELN Consortium specifies), streamed
+         * @description Every row of the project (Admin, or any role in the project) as a Dataset with its cells, the files its cells name, and its whole version chain with the hashes (versions.ndjson: who changed what and when), so that the chain can be re-verified offline from the archive alone: `npm run cli -- verify-archive file.eln`. See docs/eln.md.
+         */
+        get: operations["exportProjectEln"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/file/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -11802,6 +11822,36 @@ export interface operations {
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportProjectEln: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the project */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the archive, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
                 };
             };
             400: components["responses"]["BadRequest"];
