@@ -49,6 +49,7 @@ import { registerSession } from './modules/accounts/session.js';
 import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 import { registerFiles } from './modules/files/routes.js';
 import { registerExports } from './modules/exports/routes.js';
+import { registerImports } from './modules/imports/routes.js';
 import { errSerializer } from './core/log-redaction.js';
 
 export interface BuildOptions {
@@ -252,6 +253,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
   registerExports(app, ctx);
+  registerImports(app, ctx);
   const resumable = registerFiles(app, ctx);
   await registerWeb(app, ctx);
 

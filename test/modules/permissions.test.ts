@@ -482,6 +482,17 @@ const TABLE: Walk[] = [
     },
   },
   {
+    route: 'POST /tables/row/import/table/{sid}/', note: 'the import (issue 26): who may create rows in the project; a dry run',
+    expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, 403, 401),
+    path: (f) => `/tables/row/import/table/${f.ws.table.sid}/?project__sid=${f.ws.project.sid}&dry_run=true`,
+    call: (api, target) => api.request('POST', target, { rawBody: 'name\nimported\n', contentType: 'text/csv' }),
+    then: async (_f, _t, _r, res) => assert.deepEqual([res.json.dry_run, res.json.created, res.json.problem_count], [true, 1, 0]),
+  },
+  {
+    route: 'GET /tables/row/import/progress/', note: 'the caller\'s own imports only: an unknown key is 404 for everyone',
+    expect: E(404, 404, 404, 404, 404, 404, 404, 401), path: () => '/tables/row/import/progress/?key=none',
+  },
+  {
     route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
     path: (f, _t, _r, s) => L.row(f, s, { table__sid: f.ws.table.sid, project__sid: f.ws.project.sid }), body: () => ({ name: `Row ${unique('r')}` }),
     state: countBy('admin', (f) => L.row(f, 'name', { project__sid: f.ws.project.sid, page_size: '1' })),

@@ -2405,6 +2405,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/row/import/progress/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far the caller's import is
+         * @description By the Idempotency-Key the import was sent with: its phase (checking, writing, done), the rows done and, once the check has counted them, the total. 404 for a key of no import of the caller's in the last 10 minutes (kept by the process that runs it).
+         */
+        get: operations["importProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/row/import/table/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rows from a CSV or XLSX file into a table and project (Project Admin, Edit)
+         * @description The body is the file (Content-Type text/csv, the XLSX type, or application/octet-stream with `format`). Its first line is the header: each field goes to `sid`, `name`, `description` or the column of that name, unless `mapping` says otherwise. Lines whose key (`sid`, or the column named by `key`) names a row of the table and project update it; the others create rows. Each line is one write of its row (one version; an unchanged line writes nothing), with the rules of a cell edit. `dry_run=true` checks every line and writes nothing: the answer lists every problem by line and column, and the price. Otherwise all lines are written in one transaction, or none (400 with the problems). Idempotency-Key replays the answer; GET /tables/row/import/progress/?key=<Idempotency-Key> tells how far a running import is.
+         */
+        post: operations["importRows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/file/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -5023,6 +5063,41 @@ export interface components {
         NotificationUpdate: {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
+        };
+        /** ImportProgress */
+        ImportProgress: {
+            /** @enum {string} */
+            phase: "checking" | "writing" | "done";
+            rows_done: number;
+            /** @description known once the check has counted the lines */
+            rows_total: number | null;
+        };
+        /** ImportProblem */
+        ImportProblem: {
+            /** @description the line of the file (1: the header); null for the import as a whole */
+            line: number | null;
+            /** @description the header field */
+            column: string | null;
+            problem: string;
+        };
+        /** ImportSummary */
+        ImportSummary: {
+            dry_run: boolean;
+            /** @description lines after the header */
+            rows: number;
+            created: number;
+            updated: number;
+            /** @description lines that change nothing (no version) */
+            unchanged: number;
+            /** @description cells written (created or changed) */
+            cells: number;
+            /** @description what the written cells cost */
+            price: string;
+            /** @description the organization's credits before the import */
+            balance: string;
+            problem_count: number;
+            /** @description every problem, by line and column (at most 10,000) */
+            problems: components["schemas"]["ImportProblem"][];
         };
         /** FileName */
         FileName: {
@@ -11860,6 +11935,94 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importProgress: {
+        parameters: {
+            query: {
+                /** @description the Idempotency-Key of the import */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importRows: {
+        parameters: {
+            query: {
+                /** @description the project of the rows (required) */
+                project__sid: string;
+                /** @description csv or xlsx (default: from the Content-Type) */
+                format?: "csv" | "xlsx";
+                /** @description true: check every line, write nothing */
+                dry_run?: boolean;
+                /** @description what names an existing row: sid (the default when the header maps a field to sid) or a column's name */
+                key?: string;
+                /** @description JSON: header field → sid, name, description, a column's name or sid, or "" to leave it out */
+                mapping?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the table */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
