@@ -87,7 +87,10 @@ async function writeArchive(source: ElnSource, zip: yazl.ZipFile, dir: string, c
       const rowFiles = files.filter((f) => f.row_sid === row.sid);
       if (row.created_by) people.add(row.created_by);
       for (const v of chain) people.add(v.updated_by);
-      const cells = Object.entries(head.data.cells);
+      // In the table's column order (a jsonb object's keys come in no order of ours), then columns since deleted.
+      const order = new Map(table.columns.map((c, i) => [c.sid, i]));
+      const cells = Object.entries(head.data.cells)
+        .sort(([a], [b]) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
       const dataset: Node = {
         '@id': rowId(row.sid), '@type': 'Dataset', genre: ROW_GENRE, identifier: row.sid, name: head.data.name,
         ...(head.data.description ? { description: head.data.description } : {}),

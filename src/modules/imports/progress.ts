@@ -1,6 +1,13 @@
-// How far each running import is, in this process's memory, by user and Idempotency-Key
-// (docs/eln.md, "Imports": an import's writes are one transaction, invisible to other
-// connections until its commit, so its progress cannot live in the database).
+// How far each running import is, by user and Idempotency-Key (docs/eln.md, "Imports"). An
+// import's writes are one transaction, invisible to other connections until its commit, so
+// its progress cannot be a table's row: each process keeps a board in memory, and on
+// PostgreSQL (several processes) every update is also sent with NOTIFY from a connection
+// outside the import's transaction, which every process's LISTEN hears.
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import type { LiveHub } from '../../core/live/hub.js';
+
+const CHANNEL = 'records_import_progress';
 const KEEP_MS = 10 * 60 * 1000;
 
 export interface Progress {
@@ -12,15 +19,34 @@ export interface Progress {
 export class ProgressBoard {
   private readonly entries = new Map<string, Progress & { at: number }>();
 
+  constructor(private readonly database: Database, live: LiveHub) {
+    if (database.kind === 'postgres') {
+      live.listen(CHANNEL, {
+        hear: (payload) => {
+          const { user, key, ...progress } = JSON.parse(payload) as Progress & { user: string; key: string };
+          this.set(user, key, progress);
+        },
+      });
+    }
+  }
+
+  /** Records an import's progress here and, on PostgreSQL, in every process (awaited: the updates arrive in order). */
+  async publish(userSid: string, key: string, progress: Progress): Promise<void> {
+    this.set(userSid, key, progress);
+    if (this.database.kind === 'postgres') {
+      await this.database.db.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify({ user: userSid, key, ...progress })})`);
+    }
+  }
+
   set(userSid: string, key: string, progress: Progress): void {
     this.entries.set(`${userSid}\n${key}`, { ...progress, at: Date.now() });
   }
 
   /** The import ended: kept as done (with its last counts) for a while. */
-  finish(userSid: string, key: string): void {
+  async finish(userSid: string, key: string): Promise<void> {
     const entry = this.entries.get(`${userSid}\n${key}`);
-    if (entry) this.set(userSid, key, { phase: 'done', rows_done: entry.rows_done, rows_total: entry.rows_total ?? entry.rows_done });
     this.sweep();
+    if (entry) await this.publish(userSid, key, { phase: 'done', rows_done: entry.rows_done, rows_total: entry.rows_total ?? entry.rows_done });
   }
 
   get(userSid: string, key: string): Progress | undefined {

@@ -44,7 +44,7 @@ async function spool(request: FastifyRequest, file: string, max: number): Promis
 }
 
 export function registerImports(app: FastifyInstance, ctx: AppContext): void {
-  const board = new ProgressBoard();
+  const board = new ProgressBoard(ctx.database, ctx.live);
   void app.register(async (scope) => {
     const passThrough = (_request: FastifyRequest, _payload: unknown, done: (err: Error | null, body?: unknown) => void) => done(null);
     for (const type of [...Object.keys(MEDIA), 'application/octet-stream']) scope.addContentTypeParser(type, passThrough);
@@ -96,7 +96,7 @@ export function registerImports(app: FastifyInstance, ctx: AppContext): void {
         const summary = await runImport({
           db: ctx.db, organizationSid: scopeOf.table.organizationSid, tableSid: scopeOf.table.sid, projectSid: project.sid, userSid: actor.userSid,
           file, format, mapping, key: q.key, dryRun: queryBool(q.dry_run), rowMaxBytes: ctx.config.rowMaxBytes, salesContact: ctx.config.salesContact,
-          progress: (done, total, phase) => { if (key) board.set(actor.userSid, key, { phase, rows_done: done, rows_total: total }); },
+          progress: async (done, total, phase) => { if (key) await board.publish(actor.userSid, key, { phase, rows_done: done, rows_total: total }); },
         });
         if (!summary.dry_run && summary.problem_count) throw refusal(summary.problems);
         return summary;
@@ -104,7 +104,7 @@ export function registerImports(app: FastifyInstance, ctx: AppContext): void {
         if (err instanceof UnreadableFile) throw errors.fields({ file: [err.line ? `line ${err.line}: ${err.message}` : err.message] });
         throw err;
       } finally {
-        if (key) board.finish(actor.userSid, key);
+        if (key) await board.finish(actor.userSid, key);
         await rm(dir, { recursive: true, force: true });
       }
     });

@@ -32,7 +32,7 @@ export interface ImportJob {
   rowMaxBytes: number;
   salesContact: string;
   /** Rows done of the total (null until the check has counted them). */
-  progress: (done: number, total: number | null, phase: 'checking' | 'writing') => void;
+  progress: (done: number, total: number | null, phase: 'checking' | 'writing') => Promise<void>;
 }
 
 export interface ImportSummary {
@@ -97,7 +97,7 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
       if (plan.kind === 'unchanged') summary.unchanged += 1;
     }
     if (problems.length > MAX_PROBLEMS) problems.splice(MAX_PROBLEMS, problems.length - MAX_PROBLEMS, { line: null, column: null, problem: '…' });
-    job.progress(summary.rows, null, 'checking');
+    await job.progress(summary.rows, null, 'checking');
   }
   if (!mapping) onHeader([]);
   const balance = await balanceCents(job.db, job.organizationSid);
@@ -111,7 +111,7 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
   if (job.dryRun || problems.length) return summary;
 
   const total = summary.rows;
-  job.progress(0, total, 'writing');
+  await job.progress(0, total, 'writing');
   await job.db.transaction(async (tx) => {
     const w: WriteContext = { tx, organizationSid: job.organizationSid, tableSid: job.tableSid, projectSid: job.projectSid, userSid: job.userSid };
     const again: Problem[] = [];
@@ -134,7 +134,7 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
         if (!paid) throw errors.notAcceptable(cellMessages.noCredits(await currentSalesContact(tx, job.salesContact), false));
       }
       done += batch.length;
-      job.progress(done, total, 'writing');
+      await job.progress(done, total, 'writing');
     }
   });
   return summary;
