@@ -50,6 +50,7 @@ import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 import { registerFiles } from './modules/files/routes.js';
 import { registerExports } from './modules/exports/routes.js';
 import { registerImports } from './modules/imports/routes.js';
+import { registerElnImport } from './modules/imports/eln-routes.js';
 import { errSerializer } from './core/log-redaction.js';
 
 export interface BuildOptions {
@@ -254,6 +255,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerNotifications(app, ctx);
   registerExports(app, ctx);
   registerImports(app, ctx);
+  registerElnImport(app, ctx);
   const resumable = registerFiles(app, ctx);
   await registerWeb(app, ctx);
 

@@ -171,3 +171,63 @@ describe('cli verify-archive', () => {
     assert.match(JSON.parse(res.stderr).error, /cannot be read as a zip archive/);
   });
 });
+
+describe('importing an .eln', () => {
+  const postEln = (api: any, projectSid: string, tableSid: string, bytes: Buffer) =>
+    api.request('POST', `${elnPath(projectSid)}?table__sid=${tableSid}`, { rawBody: bytes, contentType: 'application/zip' });
+  const newProject = async (name: string) => {
+    const project = expectStatus(await ws.admin.api.post(recordPaths.projectList(ws.org.sid), { name }), 201).json;
+    expectStatus(await ws.admin.api.post(recordPaths.memberList(project.sid), { personnel: ws.projectEdit.personnel.sid, permission: 'edit' }), 201);
+    return project;
+  };
+  const rowsOf = async (projectSid: string) => expectStatus(await ws.admin.api.get(`/tables/row/export/table/${ws.table.sid}/?format=ndjson&project__sid=${projectSid}`), 200)
+    .text.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
+
+  test('our archive round trips: the same rows, cells and file bytes in another project, whose own archive verifies', async () => {
+    const copy = await newProject('Imported copy');
+    const res = await postEln(ws.projectEdit.api, copy.sid, ws.table.sid, fs.readFileSync(archive));
+    expectStatus(res, 200);
+    assert.deepEqual([res.json.created, res.json.files, res.json.unmapped], [2, 1, []]);
+    const versions = await listVersions(ws.admin.api, ws.org.sid, rows.sample.sid);
+    assert.deepEqual(res.json.rows.map((r: any) => [r.name, r.source]), [['Sample A', `${rows.sample.sid}, version ${versions.length}`], ['Sample B', `${rows.empty.sid}, version 2`]]);
+    const [original, imported] = [await rowsOf(ws.project.sid), await rowsOf(copy.sid)];
+    const newFile = imported[0].cells[ws.columns.data.sid];
+    assert.notEqual(newFile, file.sid, 'the cell names the new file');
+    const bytes = await fetch(`${BASE_URL}/files/file/download/${newFile}/`, { headers: { token: ws.admin.api.token! } });
+    assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), FILE_BYTES);
+    const comparable = (r: any) => [r.name, r.description, { ...r.cells, [ws.columns.data.sid]: r.cells[ws.columns.data.sid] ? 'file' : undefined }];
+    assert.deepEqual(imported.map(comparable), original.map(comparable));
+    const first = (await listVersions(ws.admin.api, ws.org.sid, imported[0].sid))[0];
+    assert.equal(first.activity_message, `Created the row (imported from ${rows.sample.sid}, version ${versions.length})`);
+    const again = await download(ws.projectEdit.api.token!, copy.sid);
+    const copyArchive = path.join(dir, 'copy.eln');
+    fs.writeFileSync(copyArchive, again.bytes);
+    const verified = await cli('verify-archive', copyArchive);
+    assert.deepEqual([verified.code, verified.json.is_valid, verified.json.rows, verified.json.files], [0, true, 2, 1]);
+  });
+
+  test('an archive that does not verify is refused, naming the row and version; nothing is written', async () => {
+    const bytes = fs.readFileSync(archive);
+    const at = bytes.indexOf(Buffer.from(OLD_VALUE));
+    bytes[at] = 'F'.charCodeAt(0);
+    const target = await newProject('Refused copy');
+    const res = await postEln(ws.projectEdit.api, target.sid, ws.table.sid, bytes);
+    assert.deepEqual([res.status, res.json], [400, { file: [`The archive does not verify: row ${rows.sample.sid}, version 2: version 2: the hash does not match its content`] }]);
+    assert.deepEqual(await rowsOf(target.sid), []);
+    const junk = await postEln(ws.projectEdit.api, target.sid, ws.table.sid, Buffer.from('not a zip'));
+    assert.equal(junk.status, 400);
+    expectDetail(await postEln(ws.projectView.api, target.sid, ws.table.sid, bytes), 403, MESSAGES.forbidden);
+  });
+
+  test("eLabFTW's example: its 12 experiments and resources become rows, their 2 attachments files", async () => {
+    const target = await newProject('From eLabFTW');
+    const res = await postEln(ws.projectEdit.api, target.sid, ws.table.sid, fs.readFileSync(ELABFTW_EXAMPLE));
+    expectStatus(res, 200);
+    assert.deepEqual([res.json.created, res.json.files], [12, 2]);
+    const imported = await rowsOf(target.sid);
+    assert.equal(imported.length, 12);
+    assert.equal(imported[0].name, 'Gold master experiment');
+    assert.ok(imported.some((r: any) => r.name === 'フルーツフライの食性に関する研究'));
+    assert.ok(imported[0].description.length > 0, 'the text as the description');
+  });
+});

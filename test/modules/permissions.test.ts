@@ -368,6 +368,11 @@ const TABLE: Walk[] = [
     expect: E(200, 200, 200, 200, 403, 403, 403, 401), path: (f) => `${D.project(f.ws.project.sid)}eln/`,
   },
   {
+    route: 'POST /projects/project/detail/{sid}/eln/', note: 'the .eln import: who may create rows; a file that is no zip is 400 for them',
+    expect: E(NEEDS_ROLE, 400, 400, 403, 403, 403, 403, 401), path: (f) => `${D.project(f.ws.project.sid)}eln/?table__sid=${f.ws.table.sid}`,
+    call: (api, target) => api.request('POST', target, { rawBody: 'not a zip', contentType: 'application/zip' }),
+  },
+  {
     route: 'PATCH /projects/project/detail/{sid}/', id: 'project.patch', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
     path: (f) => D.project(f.ws.project.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
     state: readableBy('admin', (f) => D.project(f.ws.project.sid)),

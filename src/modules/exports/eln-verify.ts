@@ -26,6 +26,13 @@ export interface ArchiveReport {
   problems: ArchiveProblem[];
 }
 
+/** The metadata names a file the archive does not hold. */
+export class MissingEntry extends Error {
+  constructor(readonly name: string) {
+    super(`${name} is not in the archive`);
+  }
+}
+
 /** A zip's entries by name, and a way to read one. */
 export class Archive {
   private constructor(private readonly zip: yauzl.ZipFile, readonly entries: Map<string, yauzl.Entry>) {}
@@ -36,7 +43,8 @@ export class Archive {
         if (err) return reject(err);
         const entries = new Map<string, yauzl.Entry>();
         zip.on('entry', (e: yauzl.Entry) => {
-          entries.set(e.fileName, e);
+          // Some ELNs write "folder//file": a name is its path with each separator once.
+          entries.set(e.fileName.replace(/\/+/g, '/'), e);
           zip.readEntry();
         });
         zip.on('end', () => resolve(new Archive(zip, entries)));
@@ -47,8 +55,8 @@ export class Archive {
   }
 
   stream(name: string): Promise<Readable> {
-    const e = this.entries.get(name);
-    if (!e) return Promise.reject(new Error(`${name} is not in the archive`));
+    const e = this.entries.get(name.replace(/\/+/g, '/'));
+    if (!e) return Promise.reject(new MissingEntry(name));
     return new Promise((resolve, reject) => this.zip.openReadStream(e, (err, s) => (err ? reject(err) : resolve(s))));
   }
 

@@ -99,5 +99,5 @@ export function registerExports(app: FastifyInstance, ctx: AppContext): void {
     reply.type('application/zip');
     return reply.send(body);
   });
-  refuseOtherMethods(app, projectExport, ['GET']);
+  refuseOtherMethods(app, projectExport, ['GET', 'POST']);
 }

@@ -1,12 +1,9 @@
 // Imports (issue 26): POST /tables/row/import/table/{sid}/ — a CSV or XLSX file's lines into
 // rows of a table in a project, checked line by line (dry_run=true: the check alone), then
 // written all at once; GET /tables/row/import/progress/ — how far the caller's import is.
-import fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { and, eq } from 'drizzle-orm';
@@ -14,7 +11,8 @@ import type { AppContext } from '../../context.js';
 import { refuseOtherMethods } from '../../core/resource.js';
 import { tableLevel } from '../../core/levels.js';
 import { actorOf } from '../../core/auth.js';
-import { ApiError, errors } from '../../core/errors.js';
+import { errors } from '../../core/errors.js';
+import { spool } from './spool.js';
 import { findProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { isSid } from '../../core/ids.js';
@@ -29,19 +27,6 @@ const MEDIA: Record<string, ImportFormat> = {
   'text/csv': 'csv',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
 };
-
-/** Writes the request's body to `file`, refusing (413) past `max` bytes. */
-async function spool(request: FastifyRequest, file: string, max: number): Promise<void> {
-  let size = 0;
-  const bound = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      size += chunk.length;
-      if (size > max) done(new ApiError(413, { detail: `The file is larger than ${max} bytes (FILE_MAX_BYTES).` }));
-      else done(null, chunk);
-    },
-  });
-  await pipeline(request.raw, bound, fs.createWriteStream(file));
-}
 
 export function registerImports(app: FastifyInstance, ctx: AppContext): void {
   const board = new ProgressBoard(ctx.database, ctx.live);

@@ -22,9 +22,11 @@ export interface WriteContext {
 const VIA = ' (import)';
 const CHUNK = 1000;
 
-/** Creates the batch's new rows: the rows, their cells, a version each, a live event each. */
-export async function createRows(w: WriteContext, plans: Extract<Plan, { kind: 'create' }>[]): Promise<number> {
-  if (!plans.length) return 0;
+/** Creates the batch's new rows: the rows, their cells, a version each (`message`), a live event each; their sids. */
+export async function createRows(
+  w: WriteContext, plans: Extract<Plan, { kind: 'create' }>[], message: (i: number) => string = () => `Created the row${VIA}`,
+): Promise<string[]> {
+  if (!plans.length) return [];
   const made = plans.map((p) => ({ sid: newSid(), plan: p }));
   await w.tx.insert(rows).values(made.map(({ sid, plan }) => ({
     sid, organizationSid: w.organizationSid, tableSid: w.tableSid, projectSid: w.projectSid,
@@ -39,14 +41,13 @@ export async function createRows(w: WriteContext, plans: Extract<Plan, { kind: '
   })));
   for (let i = 0; i < cellValues.length; i += CHUNK) await w.tx.insert(cells).values(cellValues.slice(i, i + CHUNK));
   // One statement appends every new row's version 1 (records_append_version hashes each) and announces it.
-  const sids = made.map((m) => m.sid).join(',');
-  const versionSids = made.map(() => newSid()).join(',');
+  const appended = JSON.stringify(made.map((m, i) => ({ row_sid: m.sid, version_sid: newSid(), message: message(i) })));
   await query(w.tx, sql`
     SELECT v.version
-      FROM unnest(string_to_array(${sids}, ','), string_to_array(${versionSids}, ',')) AS u(row_sid, version_sid),
-           LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, ${`Created the row${VIA}`}) v`);
+      FROM json_to_recordset(${appended}::json) AS u(row_sid text, version_sid text, message text),
+           LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, u.message) v`);
   await emitRowsCreated(w.tx, made.map((m) => m.sid), w.userSid);
-  return made.length;
+  return made.map((m) => m.sid);
 }
 
 /** Changes one existing row (locked by the caller): its name, description and cells, one version. */

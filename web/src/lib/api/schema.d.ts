@@ -2398,7 +2398,11 @@ export interface paths {
          */
         get: operations["exportProjectEln"];
         put?: never;
-        post?: never;
+        /**
+         * Import an .eln archive into new rows of a table in the project (Project Admin, Edit)
+         * @description Each dataset the archive's root lists becomes a row: ours with its cells (by column sid, else name) and files, other ELNs' (eLabFTW's experiments and resources) with their properties by column name, their text as the description and their attachments as files (named in a column called Files, when the table has one). Our archives must verify first (400 naming the row and version otherwise); each new row's first version names where it came from. One transaction.
+         */
+        post: operations["importProjectEln"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5063,6 +5067,25 @@ export interface components {
         NotificationUpdate: {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
+        };
+        /** ElnImportSummary */
+        ElnImportSummary: {
+            created: number;
+            /** @description files of the archive made files of the organization */
+            files: number;
+            price: string;
+            rows: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                /** @description the dataset it was made from (ours: the row sid and version) */
+                source: string;
+            }[];
+            /** @description properties no column of the table is named after (left out) */
+            unmapped: string[];
         };
         /** ImportProgress */
         ImportProgress: {
@@ -11935,6 +11958,56 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importProjectEln: {
+        parameters: {
+            query: {
+                /** @description the table of the new rows (required) */
+                table__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the project */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/zip": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ElnImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
