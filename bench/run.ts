@@ -26,6 +26,9 @@
 //   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
 //   --files             only the files' step (bench/files.ts): upload and download throughput against cp at 1 and
 //                       10 parallel transfers, and a 2 GiB file with the server's RSS sampled; bench/results/files.json
+//   --import, --export  only the spreadsheets' step (bench/transfer.ts): a CSV of --rows N (default 10,000) × 10
+//                       columns imported, beside the same rows written set-based; exported as CSV and NDJSON;
+//                       the server's peak RSS; bench/results/transfer.json
 //   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
@@ -513,6 +516,15 @@ async function webOnly() {
   log(`\nthe web app's step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
 }
 
+/** The spreadsheets' step runs on its own server and data (bench/transfer.ts), as a child process. */
+async function transferOnly() {
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'transfer.ts'), ...argv.filter((a) => a !== '--import' && a !== '--export')], { stdio: 'inherit' });
+    child.on('exit', (c) => resolve(c ?? 1));
+  });
+  process.exitCode = code;
+}
+
 /** The files' step runs on its own server and files (bench/files.ts), as a child process. */
 async function filesOnly() {
   const code = await new Promise<number>((resolve) => {
@@ -762,7 +774,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(argv.includes('--files') ? filesOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
+(argv.includes('--files') ? filesOnly() : argv.includes('--import') || argv.includes('--export') ? transferOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
