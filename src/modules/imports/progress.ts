@@ -30,9 +30,18 @@ export class ProgressBoard {
     }
   }
 
-  /** Records an import's progress here and, on PostgreSQL, in every process (awaited: the updates arrive in order). */
+  /**
+   * Records an import's progress here and, on PostgreSQL, in every process (awaited: the updates
+   * arrive in order); and keeps its Idempotency-Key's claim fresh, so that a retry while it runs
+   * waits (409) rather than taking the claim as abandoned after 60 s (core/idempotency.ts). On
+   * the embedded database, a statement outside the import's transaction would wait for it: the
+   * claim is kept during the check only (during the writes, a retry waits for the connection).
+   */
   async publish(userSid: string, key: string, progress: Progress): Promise<void> {
     this.set(userSid, key, progress);
+    if (this.database.kind === 'postgres' || progress.phase === 'checking') {
+      await this.database.db.execute(sql`UPDATE idempotency_keys SET date_created = now() WHERE user_sid = ${userSid} AND key = ${key} AND status = 'processing'`);
+    }
     if (this.database.kind === 'postgres') {
       await this.database.db.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify({ user: userSid, key, ...progress })})`);
     }
