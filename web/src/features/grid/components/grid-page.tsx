@@ -30,9 +30,11 @@ interface GridPageProps {
   search?: string;
   /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
   rowAction?: (row: GridRow | undefined) => ReactNode;
+  /** Actions on the whole table in the toolbar, given by the route (another feature's, e.g. exporting). */
+  tableActions?: ReactNode;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: GridPageProps) {
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, tableActions }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -89,6 +91,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: Gr
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
           rowAction={rowAction}
+          tableActions={tableActions}
         />
       ) : (
         <p>Rows live in projects: choose one.</p>
@@ -103,9 +106,10 @@ interface TableRowsProps {
   projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
   rowAction?: (row: GridRow | undefined) => ReactNode;
+  tableActions?: ReactNode;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction, tableActions }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
@@ -225,6 +229,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
         {rowAction?.(row)}
+        {tableActions}
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}
