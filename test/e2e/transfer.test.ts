@@ -31,7 +31,7 @@ test('Export on the grid: the rows download as XLSX and as CSV', async () => {
   await signInContext(context, ws.admin);
   await page.goto(`/o/${ws.org.sid}/tables/${ws.table.sid}/rows?project=${ws.project.sid}`);
   await page.getByRole('rowheader', { name: 'Specimen 1' }).waitFor();
-  await page.getByText('Export', { exact: true }).click();
+  await page.getByRole('button', { name: 'Export' }).click();
   const [xlsx] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Rows as XLSX' }).click()]);
   assert.equal(xlsx.suggestedFilename(), `${ws.table.name}.xlsx`);
   const workbook = new ExcelJS.Workbook();
