@@ -345,6 +345,25 @@ const TABLE: Walk[] = [
     path: (f, _t, role) => D.personnel(userOf(f, role).personnel.sid), body: (_f, _t, role) => ({ title: `Title of ${role}` }),
     state: (f, _t, role) => read(role === 'outsider' ? f.ws.outsider.api : f.ws.admin.api, D.personnel(userOf(f, role).personnel.sid)),
   },
+  // --- consent before mail (issue 21): one's own record only; someone else's is not found
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/accept/', note: "someone else's record", expect: E(404, 404, 404, 404, 404, 404, 404, 401),
+    path: (f) => `${D.personnel(f.spare.sid)}accept/`,
+  },
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/accept/', note: 'their own record (the alumnus: archived or ended; the outsider: theirs in B)',
+    expect: E(200, 200, 200, 200, 200, 400, 200, 401),
+    path: (f, _t, role) => `${D.personnel(userOf(f, role).personnel.sid)}accept/`,
+  },
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/leave/', note: "someone else's record (leaving one's own: mail-consent.test.ts)",
+    expect: E(404, 404, 404, 404, 404, 404, 404, 401), path: (f) => `${D.personnel(f.spare.sid)}leave/`,
+  },
+  { route: 'GET /accounts/invitations/', expect: E(200, 200, 200, 200, 200, 200, 200, 401), path: () => '/accounts/invitations/' },
+  {
+    route: 'GET /accounts/invitation/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
+    path: () => '/accounts/invitation/?tag=not-a-tag',
+  },
   // --- projects and their members (design; decisions: Projects, Project members)
   {
     route: 'GET /projects/project/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),

@@ -23,6 +23,7 @@ import { NotificationPage } from '../features/notifications/components/notificat
 import { AccountPage } from '../features/account/components/account-page';
 import { NotificationSettings } from '../features/notifications/components/notification-settings';
 import { Shell } from './shell';
+import { AcceptInvitationPage } from '../features/invitations/components/invitations';
 
 interface RouterContext {
   queryClient: QueryClient;
@@ -143,6 +144,19 @@ const homeRoute = createRoute({
   },
 });
 
+// The invitation mail's link for an account that has a password: {PUBLIC_URL}/organizations/personnel/detail/{sid}/accept/.
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/organizations/personnel/detail/$sid/accept',
+  component: function AcceptInvitation() {
+    return (
+      <Shell>
+        <AcceptInvitationPage sid={acceptInvitationRoute.useParams().sid} />
+      </Shell>
+    );
+  },
+});
+
 const newOrganizationRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/organizations/new',
@@ -259,7 +273,8 @@ const accountRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/account',
   component: function Account() {
-    return <AccountPage notificationSettings={<NotificationSettings orgSid={accountRoute.useParams().org} />} />;
+    const { org } = accountRoute.useParams();
+    return <AccountPage orgSid={org} notificationSettings={<NotificationSettings orgSid={org} />} />;
   },
 });
 
@@ -328,6 +343,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,
+    acceptInvitationRoute,
     administrationRoute.addChildren([adminOrganizationsRoute, adminAccountsRoute, adminSettingsRoute, adminMailRoute]),
     organizationRoute.addChildren([
       overviewRoute,

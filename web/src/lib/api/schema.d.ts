@@ -638,6 +638,86 @@ export interface paths {
         patch: operations["updatePersonnel"];
         trace?: never;
     };
+    "/organizations/personnel/detail/{sid}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the organization of your own personnel record: from now on it may mail you
+         * @description Someone added to an organization is a member at once, but the organization mails them nothing (no notification mail, no digest) but the one invitation until they accept it here, by the invitation's link, or by setting their password with an invitation's tag. Only on one's own record (404 otherwise); 400 for a record that is archived or ended.
+         */
+        post: operations["acceptOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/personnel/detail/{sid}/leave/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the organization of your own personnel record
+         * @description Anyone may leave: the record is archived (it gives no access), is no Admin's any more and is no longer accepted, so the organization mails nothing even if an Admin makes it active again. The last active Admin cannot leave (400 on `sid`). Only on one's own record (404 otherwise).
+         */
+        post: operations["leaveOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your memberships not accepted yet (at most 100, newest first)
+         * @description The organizations that added the caller and that the caller has not accepted (POST …/accept/) nor left (POST …/leave/).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/invitation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitation an emailed invitation tag is for
+         * @description For the page where an invitee chooses a password: the address, the organization and who invited them. 400 on `tag` for a tag that is used, expired, or a password reset's.
+         */
+        get: operations["showInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/project/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -3151,6 +3231,41 @@ export interface components {
             should_receive_record_change_notification?: boolean;
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
             should_receive_notification_email?: boolean;
+        };
+        /** OrganizationRef */
+        OrganizationRef: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ConsentAnswer */
+        ConsentAnswer: {
+            detail: string;
+            organization: components["schemas"]["OrganizationRef"];
+        };
+        /** Invitation */
+        Invitation: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            personnel_sid: string;
+            organization: components["schemas"]["OrganizationRef"];
+            /** @description the name of who added the person (null: unknown) */
+            invited_by: string | null;
+        };
+        /** InvitationList */
+        InvitationList: {
+            results: components["schemas"]["Invitation"][];
+        };
+        /** TagInvitation */
+        TagInvitation: {
+            email: string;
+            organization: components["schemas"]["OrganizationRef"];
+            invited_by: string | null;
         };
         /** ProjectName */
         ProjectName: {
@@ -6974,6 +7089,112 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description identifier */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    leaveOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description identifier */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    showInvitation: {
+        parameters: {
+            query: {
+                tag: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
