@@ -552,9 +552,16 @@ export const files = pgTable('files', {
   /** The name as typed (docs/decisions.md, Files: names). */
   name: text('name').notNull(),
   uploadedBy: text('uploaded_by').notNull().references(() => personnel.sid),
+  /**
+   * The row whose file cell it was attached to (null: an upload not attached yet). Once
+   * attached it stays the row's for good — its versions refer to it — and its access is the
+   * row's (docs/decisions.md, "Files: file cells").
+   */
+  rowSid: text('row_sid').references(() => rows.sid, { onDelete: 'cascade' }),
   dateCreated: created(),
 }, (t) => [
   index('files_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('files_row_order_idx').on(t.rowSid, t.dateCreated, t.sid),
   // Whether a stored object is still referred to (the GC) is a look-up by hash.
   index('files_sha256_idx').on(t.sha256),
   index('files_uploaded_by_idx').on(t.uploadedBy),

@@ -14,6 +14,9 @@ import { GridPage } from '../features/grid/components/grid-page';
 import { ExportMenu } from '../features/transfer/components/export-menu';
 import { RunWorkflow } from '../features/workflows/components/run-workflow';
 import { HistoryPage } from '../features/history/components/history-page';
+import { FileCell } from '../features/files/components/file-cell';
+import { FileHistory } from '../features/files/components/file-history';
+import { FILE_KIND } from '../features/files/api/files';
 import { PersonnelPage } from '../features/personnel/components/personnel-page';
 import { ProjectPage } from '../features/projects/components/project-page';
 import { TablePage } from '../features/tables/components/table-page';
@@ -238,6 +241,20 @@ const rowsRoute = createRoute({
         search={q}
         rowAction={(row) => <RunWorkflow orgSid={org} tableSid={table} row={row} />}
         tableActions={<ExportMenu tableSid={table} projectSid={project} />}
+        customCells={{
+          kinds: [FILE_KIND],
+          render: ({ row, column, data, block, onChanged }) => (
+            <FileCell
+              rowSid={row.sid}
+              rowName={row.name}
+              columnSid={column.sid}
+              columnName={column.name}
+              data={data}
+              block={block}
+              onUploaded={onChanged}
+            />
+          ),
+        }}
       />
     );
   },
@@ -248,7 +265,14 @@ const historyRoute = createRoute({
   path: '/rows/$row',
   component: function History() {
     const { org, row } = historyRoute.useParams();
-    return <HistoryPage key={row} orgSid={org} rowSid={row} />;
+    return (
+      <HistoryPage
+        key={row}
+        orgSid={org}
+        rowSid={row}
+        files={({ columnNames, mismatched }) => <FileHistory orgSid={org} rowSid={row} columnNames={columnNames} mismatched={mismatched} />}
+      />
+    );
   },
 });
 
