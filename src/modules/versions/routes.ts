@@ -17,7 +17,7 @@ import { withTotal } from '../../core/pagination.js';
 import { queryBool } from '../../core/schemas.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
 import { lockOwnRow } from '../../core/record-lock.js';
-import { rowDataPageSize } from '../../core/pagination.js';
+import { rowRecordBytes } from '../../core/pagination.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
   if (!isSid(sid)) throw errors.notFound();
@@ -42,8 +42,8 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
         + 'With `dataonly=true` each result is only the version\'s row data object. `is_valid` is recomputed from the stored data.',
       query: VersionListQuery,
       addPermission: () => false,
-      // Every shape reads each version's data (is_valid recomputes its hash): pages are bounded by bytes.
-      maxPageSize: () => rowDataPageSize(ctx.config),
+      // Every shape reads each version's data (is_valid recomputes its hash): pages are read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: () => rowRecordBytes(ctx.config),
       raw: (query) => queryBool(query.dataonly),
       rawShape: VersionData,
       counted: true,

@@ -3,9 +3,10 @@ import { query, type Db } from '../../db/client.js';
 import { versionHash } from './chain.js';
 import { versionBatch } from './repository.js';
 
-// At most this many versions a batch, and at most `maxBytes` of their data (two batches are
-// in memory at once: the next is read while one is hashed).
-const BATCH = 2500;
+// At most `perBatch` versions a batch (what `maxBytes` holds at the row bound), and at most
+// `maxBytes` of their data (two batches are in memory at once: the next is read while one is
+// hashed). The byte cut, in the database, only weighs the batch's own candidates, so
+// verifying n versions weighs each once (rows written before the bound may be larger).
 const MAX_PROBLEMS = 100;
 
 /**
@@ -13,7 +14,8 @@ const MAX_PROBLEMS = 100;
  * gap, each hash matching its content, each previousHash equal to the hash before it,
  * and the row's head (its latest version and hash) matching the last version.
  */
-export async function verifyChain(db: Db, row: { sid: string; name: string }, maxBytes: number) {
+export async function verifyChain(db: Db, row: { sid: string; name: string }, maxBytes: number, perBatch: number) {
+  const BATCH = Math.max(1, perBatch);
   const problems: { version: number; problem: string }[] = [];
   const note = (version: number, problem: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push({ version, problem });
