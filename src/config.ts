@@ -178,8 +178,10 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || null,
     otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
-    answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
-    heavyWorkBytes: int('HEAVY_WORK_BYTES', 32 * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
+    // The embedded engine copies every result through its own memory, which never shrinks:
+    // smaller reads and a smaller budget there (docs/decisions.md, "the heavy-work budget").
+    answerMaxBytes: int('ANSWER_MAX_BYTES', (env.DATABASE_URL ? 8 : 4) * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+    heavyWorkBytes: int('HEAVY_WORK_BYTES', (env.DATABASE_URL ? 24 : 12) * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     serverTiming: bool('SERVER_TIMING', false),

@@ -22,8 +22,12 @@ export interface PageSource {
   page: PageRequest;
   /** The most one record of this answer can be, as JSON; undefined: small records, the page is one read. */
   recordBytes?: number;
-  /** The records of one read ([offset, offset + limit) of the list) with the list's count and add_permission. */
-  first: (read: PageRequest) => Promise<{ results: unknown[]; count: number; addPermission: boolean }>;
+  /**
+   * The records of one read ([offset, offset + limit) of the list) with the list's count and
+   * add_permission; `records`, when the list knows it, is how many records the page holds
+   * (then a later read that finds fewer than asked, a record deleted meanwhile, does not end the page).
+   */
+  first: (read: PageRequest) => Promise<{ results: unknown[]; count: number; addPermission: boolean; records?: number }>;
   /** The records of a later read. */
   more: (read: PageRequest) => Promise<unknown[]>;
   /** The schema of one result (fast-json-stringify, as the page's own serializer writes it); none: JSON.stringify. */
@@ -75,26 +79,31 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
   const { page } = source;
   const perRead = recordsPerRead(source, limits.readBytes);
   if (source.recordBytes) limits.budget.takeFor(reply, perRead * source.recordBytes);
-  const { results, count, addPermission } = await source.first({ ...page, limit: perRead });
+  const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead });
   const envelope = pageEnvelope(request, limits.publicUrl, page, count, results, addPermission);
-  if (perRead >= page.size || results.length < perRead) {
+  const end = Math.min(page.size, records ?? page.size);
+  if (perRead >= end || (records === undefined && results.length < perRead)) {
     if (source.raw) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
     return envelope;
   }
   const serialize = serializerOf(source.raw ? undefined : source.item);
   const { results: _first, ...head } = envelope;
   const res = reply.raw;
+  // One record a chunk: the response's own backpressure (pipe pauses on a full socket) lets
+  // other requests run between records, and the next read waits for the last one to drain.
   async function* body() {
     let read = results;
-    let sent = read.length;
-    yield `${JSON.stringify(head).slice(0, -1)},"results":[${read.map(serialize).join(',')}`;
-    while (read.length === perRead && sent < page.size) {
-      // The next read only once the last one has left the process (or the client has gone).
+    let position = perRead;
+    let sent = 0;
+    yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
+    for (;;) {
+      for (const record of read) yield `${sent++ ? ',' : ''}${serialize(record)}`;
+      if (position >= end || (records === undefined && read.length < perRead)) break;
       await drained(res);
       if (res.destroyed) return;
-      read = await source.more({ ...page, offset: page.offset + sent, limit: Math.min(perRead, page.size - sent) });
-      if (read.length) yield `,${read.map(serialize).join(',')}`;
-      sent += read.length;
+      const limit = Math.min(perRead, end - position);
+      read = await source.more({ ...page, offset: page.offset + position, limit });
+      position += limit;
     }
     yield ']}';
   }

@@ -12,9 +12,9 @@ import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
 import { ErrorResponses, Page, PageQuery } from '../../core/schemas.js';
-import { pageRequest, withTotal, type PageRequest } from '../../core/pagination.js';
+import { pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
-import { cellsOfRows, countRows, findRow, gridRows, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
+import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
 import { cellsOfRowSids } from '../cells/repository.js';
 import { serializeCell } from '../cells/serializers.js';
 import { changeRow, createRow, readableRow } from './service.js';
@@ -56,29 +56,41 @@ async function gridPage(ctx: AppContext, request: FastifyRequest, reply: Fastify
   const { membership, table } = scope;
   const filter = request.query as GridFilter & { page?: number; page_size?: number };
   const page = pageRequest(filter);
-  const read = async (part: PageRequest) => {
-    const found = await gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, part.limit, part.offset);
+  const withCells = async (found: RowRecord[]) => {
     const cells = await cellsOfRowSids(ctx.db, found.map((r) => r.sid), membership.personnelSid);
     const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
     for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
-    const results = found.map(({ project_sid: _p, permission, ...fields }) => ({
+    return found.map(({ project_sid: _p, permission, ...fields }) => ({
       ...fields, cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
     }));
-    return { results, total: found.total };
   };
+  const projectRole = () => (filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null);
+  const addPermission = (role: Awaited<ReturnType<typeof projectRole>>) => (filter.project__sid ? permissions.row.create(membership, role) : false);
+  // Read a few at a time, the page's sids come first (with its count), then the rows by sid.
+  let sids: string[] = [];
   return answerPage(request, reply, answerLimits(ctx), {
     page,
     recordBytes: rowRecordBytes(ctx.config),
     item: GridRow,
     first: async (part) => {
-      const [{ results, total }, projectRole] = await Promise.all([
-        read(part),
-        filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null,
+      if (part.limit >= page.size) {
+        // One read holds the page: the rows with their count, then their cells.
+        const [found, role] = await Promise.all([
+          gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, part.limit, part.offset), projectRole(),
+        ]);
+        return { results: await withCells(found), count: found.total ?? 0, addPermission: addPermission(role) };
+      }
+      const [found, role] = await Promise.all([
+        gridSids(ctx.db, table.organizationSid, table.sid, membership, filter, page.limit, page.offset), projectRole(),
       ]);
-      const addPermission = filter.project__sid ? permissions.row.create(membership, projectRole) : false;
-      return { results, count: total ?? 0, addPermission };
+      sids = found.map((r) => r.sid);
+      const rowsRead = await gridRowsOf(ctx.db, table.organizationSid, table.sid, membership, filter, sids.slice(0, part.limit));
+      return { results: await withCells(rowsRead), count: found.total ?? 0, addPermission: addPermission(role), records: sids.length };
     },
-    more: async (part) => (await read(part)).results,
+    more: async (part) => {
+      const from = part.offset - page.offset;
+      return withCells(await gridRowsOf(ctx.db, table.organizationSid, table.sid, membership, filter, sids.slice(from, from + part.limit)));
+    },
   });
 }
 
