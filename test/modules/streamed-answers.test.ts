@@ -89,22 +89,28 @@ describe('page_size up to 100 on lists of row data (pages written read by read)'
     }
   });
 
-  test(`a table of ${ROWS} rows is read in ${Math.ceil(ROWS / 100)} requests of the grid, every row once`, async () => {
-    const seen: string[] = [];
-    let requests = 0;
-    for (let target: string | null = grid(ws.table.sid, { page_size: 100 }); target; requests += 1) {
-      const page: any = expectStatus(await ws.api.get(target.replace(ws.baseUrl, '')), 200).json;
-      assert.equal(page.count, ROWS);
-      assert.equal(page.page_size, 100);
-      for (const r of page.results) {
-        assert.equal(typeof r.cells, 'object');
-        seen.push(r.sid);
+  test(`a table of ${ROWS} rows is read in ${Math.ceil(ROWS / 100)} requests, of the grid and of the row list in the detail shape, every row once`, async () => {
+    const lists: [string, string][] = [
+      ['grid', grid(ws.table.sid, { page_size: 100 })],
+      ['rows', recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, page_size: 100 })],
+    ];
+    for (const [what, start] of lists) {
+      const seen: string[] = [];
+      let requests = 0;
+      for (let target: string | null = start; target; requests += 1) {
+        const page: any = expectStatus(await ws.api.get(target.replace(ws.baseUrl, '')), 200, what).json;
+        assert.equal(page.count, ROWS, what);
+        assert.equal(page.page_size, 100, what);
+        for (const r of page.results) {
+          assert.ok(r.cells && typeof r.cells === 'object', what);
+          seen.push(r.sid);
+        }
+        target = page.next;
       }
-      target = page.next;
+      assert.equal(requests, Math.ceil(ROWS / 100), what);
+      assert.equal(seen.length, ROWS, what);
+      assert.equal(new Set(seen).size, ROWS, `${what}: every row once`);
     }
-    assert.equal(requests, Math.ceil(ROWS / 100));
-    assert.equal(seen.length, ROWS);
-    assert.equal(new Set(seen).size, ROWS, 'every row once');
   });
 });
 
