@@ -121,7 +121,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     clientErrorHandler,
     // A client has REQUEST_TIMEOUT_SECONDS to send a whole request (then 408), checked every second.
     requestTimeout: config.requestTimeoutSeconds * 1000,
-    http: { headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    // (Node checks headersTimeout <= requestTimeout as it creates the server, before Fastify
+    // sets requestTimeout: both go in here, or a timeout past Node's default 300 s fails the start.)
+    http: { requestTimeout: config.requestTimeoutSeconds * 1000, headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     // One serializer per distinct answer schema (the shared error answers are on every route).
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
   });

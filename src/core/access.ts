@@ -5,27 +5,9 @@ import { isSid } from './ids.js';
 import { errors } from './errors.js';
 import type { Actor } from './auth.js';
 import { activeMember, currentPersonnel } from './rules.js';
+import type { Membership, MembershipRow, OrgRole, ProjectRole } from './roles.js';
 
-/** Organization roles (design: Roles). Alumni: archived or past date_end, no access. */
-export type OrgRole = 'admin' | 'member' | 'alumni';
-
-/** The caller's standing in one organization. */
-export interface Membership {
-  organizationSid: string;
-  organizationName: string;
-  personnelSid: string;
-  role: OrgRole;
-}
-
-export interface MembershipRow {
-  organization_sid: string;
-  organization_name: string;
-  personnel_sid: string | null;
-  is_administrator: boolean | null;
-  is_archived: boolean | null;
-  is_current: boolean | null;
-}
-
+export type { OrgRole, Membership, MembershipRow, ProjectRole } from './roles.js';
 
 /** The organization role a personnel row grants (null: no personnel row). */
 export function roleOf(row: Pick<MembershipRow, 'personnel_sid' | 'is_administrator' | 'is_archived' | 'is_current'>): OrgRole | null {
@@ -89,9 +71,6 @@ export async function requireRecordAccess(db: Db, actor: Actor, orgSid: string):
   if (membership.role === 'alumni') throw errors.forbidden();
   return membership;
 }
-
-/** Project roles (design: Roles): from project membership's `permission`. */
-export type ProjectRole = 'admin' | 'edit' | 'view';
 
 /** The caller's role in a project, or null when they are not a member of it. */
 export async function findProjectRole(db: Db, personnelSid: string, projectSid: string): Promise<ProjectRole | null> {

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { query, type Db } from '../db/client.js';
 import { hashSecret, isSid } from './ids.js';
 import { ApiError, errors } from './errors.js';
-import type { MembershipRow } from './access.js';
+import type { MembershipRow } from './roles.js';
 import { currentPersonnel } from './rules.js';
 
 /** The signed-in caller of a request. */

@@ -70,7 +70,7 @@ export const errors = {
   /** 403: an API key tried what only a signed-in session may do (core/auth.ts requireSession). */
   sessionRequired: (what: string) => new ApiError(403, {
     detail: `An API key cannot ${what}: only a signed-in session can (sign in with POST /accounts/auth/ or the web app). `
-      + 'An API key may not create API keys, delete other keys, change the password or the sign-in address, or end sessions.',
+      + 'An API key may not create API keys, delete other keys, change the password or the sign-in address, end sessions, or administer the instance.',
   }),
   /** 403: the account has not proved its email yet. */
   emailNotVerified: () => new ApiError(403, { detail: MESSAGES.emailNotVerified }),

@@ -3,7 +3,7 @@
 // SQL; notifications pick their recipients in SQL). Every module imports them; none types
 // a rule out as SQL text of its own (style.md, habit 9). A change of a rule is a change here.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Membership, ProjectRole } from './access.js';
+import type { Membership, ProjectRole } from './roles.js';
 
 /** A column of the personnel row aliased `alias` in the query ("personnel" when not aliased). */
 const col = (alias: string, column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;

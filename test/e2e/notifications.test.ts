@@ -324,6 +324,19 @@ describe('a member without the Admin role', () => {
     await adminPage.getByRole('link', { name: /From a member/ }).waitFor();
     assert.deepEqual(pageProblems(memberPage), []);
   });
+
+  test('a name typed but not added (Send without Enter) is a recipient: what the field shows is who gets it', async () => {
+    await memberPage.goto(`/o/${ws.org.sid}/notifications`);
+    await memberPage.getByRole('button', { name: 'New message' }).click();
+    const dialog = memberPage.getByRole('dialog', { name: 'New message' });
+    await dialog.getByLabel('Add a recipient by name').fill('Ada');
+    await dialog.getByLabel('Subject').fill('Typed, not added');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    await memberPage.getByRole('status').filter({ hasText: 'Sent “Typed, not added”.' }).waitFor();
+    const received = (await inbox(ws.admin.api, ws.org.sid)).filter((n) => n.name === 'Typed, not added');
+    assert.equal(received.length, 1, 'Ada received it once');
+    assert.deepEqual(pageProblems(memberPage), []);
+  });
 });
 
 test('recipients are searched on the server as one types, and a member @mentioned in the message receives it too', async () => {

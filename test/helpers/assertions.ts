@@ -27,7 +27,7 @@ export const MESSAGES = {
 /** The 403 detail of an API key doing what only a session may (issue 21): `what` is "end sessions", "create API keys" … */
 export function SESSION_ONLY(what: string): string {
   return `An API key cannot ${what}: only a signed-in session can (sign in with POST /accounts/auth/ or the web app). `
-    + 'An API key may not create API keys, delete other keys, change the password or the sign-in address, or end sessions.';
+    + 'An API key may not create API keys, delete other keys, change the password or the sign-in address, end sessions, or administer the instance.';
 }
 
 function where(context: string): string {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Api, anonymous, type Answer } from '../helpers/http.ts';
-import { MESSAGES, assertPage, expectDetail, expectFieldErrors, expectInvalidToken, expectPlainText, expectStatus } from '../helpers/assertions.ts';
+import { MESSAGES, SESSION_ONLY, assertPage, expectDetail, expectFieldErrors, expectInvalidToken, expectPlainText, expectStatus } from '../helpers/assertions.ts';
 import {
   PATHS, PROOF_SUBJECT, authenticate, createOrganization, login, newUser, paths, signup, strongPassword, unique, uniqueEmail, type TestUser,
 } from '../helpers/factories.ts';
@@ -84,6 +84,22 @@ describe('the administrator the CLI named', () => {
     expectDetail(await owner.api.post(A.credits(org.sid), { amount: '100.00' }), 403, MESSAGES.forbidden, 'an Admin of the organization');
     assert.equal(expectStatus(await owner.api.get(recordPaths.organizationDetail(org.sid)), 200).json.credits, '$3.50', 'nothing changed');
     assert.equal(assertPage(await admin.api.get(A.credits(org.sid, 'name'))).count, seen.count, 'no entry more');
+  });
+
+  test('an administrator\'s API key administers nothing: 403 naming the session it needs, and nothing changes', async () => {
+    const key = expectStatus(await admin.api.post(paths.apikeyList(admin.sid, 'detail'), { name: 'admin script' }), 201).json.key as string;
+    const script = new Api(key, 'Bearer');
+    const refused = SESSION_ONLY('administer the instance');
+    for (const path of [A.organizations(admin.sid), A.accounts(admin.sid), A.credits(org.sid), A.settings, A.outbox, A.account(owner.sid)]) {
+      expectDetail(await script.get(path), 403, refused, path);
+    }
+    const before = expectStatus(await owner.api.get(recordPaths.organizationDetail(org.sid)), 200).json.credits;
+    expectDetail(await script.post(A.credits(org.sid), { amount: '100.00' }), 403, refused, 'a credit grant');
+    expectDetail(await script.patch(A.account(owner.sid), { is_active: false }), 403, refused, 'disabling an account');
+    assert.equal(expectStatus(await owner.api.get(recordPaths.organizationDetail(org.sid)), 200).json.credits, before, 'no credits granted');
+    expectStatus(await owner.api.get('/accounts/session/'), 200, 'the account is still enabled');
+    // The same key still does what any key of the account may.
+    assert.equal(expectStatus(await script.get('/accounts/session/'), 200).json.user.sid, admin.sid);
   });
 
   test('disables an account (its sessions end, its keys stop) and enables it again', async () => {

@@ -235,6 +235,17 @@ describe('every answer uses the API\'s bodies, also where no route is reached', 
   });
 });
 
+test('REQUEST_TIMEOUT_SECONDS past Node\'s default 300 s: the server starts and serves (it failed at start with ERR_OUT_OF_RANGE)', async () => {
+  const patient = await startServer({ env: { REQUEST_TIMEOUT_SECONDS: '900' } });
+  try {
+    const answer = await rawRequest(patient.baseUrl, request('GET', '/health/'));
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body, '{"status":"ok"}');
+  } finally {
+    await patient.stop();
+  }
+});
+
 describe('an upload refused before it is read is answered, not reset', () => {
   // The server answers 413 before the body has arrived and closes the connection.
   // Closed at once, with the client's upload still arriving, the socket was reset and the

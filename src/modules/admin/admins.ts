@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 import { normalizeEmail } from '../../core/email.js';
-import type { Actor } from '../../core/auth.js';
+import { requireSession, type Actor } from '../../core/auth.js';
 
 /**
  * Makes `userSid` an instance administrator when the instance has none and no account was
@@ -37,8 +37,19 @@ export async function countInstanceAdmins(db: Db): Promise<number> {
   return row.n;
 }
 
-/** The caller, who must be an instance administrator (403 otherwise, as for any role a caller lacks). */
+/**
+ * Whether the caller may use the /admin/ routes: an instance administrator signed in with a
+ * session. Their API key is refused with the reason (403, core/auth.ts requireSession): a
+ * key left in a script must not hold the whole instance (docs/decisions.md).
+ */
+export function mayAdminister(actor: Actor): boolean {
+  if (!actor.instanceAdmin) return false;
+  requireSession(actor, 'administer the instance');
+  return true;
+}
+
+/** The caller, who must be an instance administrator with a session (403 otherwise, as for any role a caller lacks). */
 export function requireInstanceAdmin(actor: Actor): Actor {
-  if (!actor.instanceAdmin) throw errors.forbidden();
+  if (!mayAdminister(actor)) throw errors.forbidden();
   return actor;
 }

@@ -18,7 +18,7 @@ import { countLedger, LedgerShapes, pageLedger } from '../credits/ledger.js';
 import { grantCredits } from '../credits/service.js';
 import { resendProof } from '../accounts/email-proof.js';
 import { mayMailAccount } from '../accounts/service.js';
-import { requireInstanceAdmin } from './admins.js';
+import { mayAdminister, requireInstanceAdmin } from './admins.js';
 import {
   countAccounts, countOrganizations, findAccount, findOrganization, outboxHealth, pageAccounts, pageOrganizations,
   serializeAdminOrganization, setAccountActive, type AdminAccountRow,
@@ -32,7 +32,7 @@ import { withTotal } from '../../core/pagination.js';
 import type { Actor } from '../../core/auth.js';
 
 const tag = 'admin';
-const isAdmin = (scope: Scope) => scope.actor.instanceAdmin;
+const isAdmin = (scope: Scope) => mayAdminister(scope.actor);
 
 /** level=organization for an instance administrator: any organization of the instance (406 for an unknown sid). */
 interface InstanceOrganizationScope extends Scope {

@@ -4,13 +4,14 @@
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Navigate, Outlet, redirect, useParams } from '@tanstack/react-router';
 import type { QueryClient } from '@tanstack/react-query';
 import { ErrorMessage, Loading } from '../components/ui';
-import { sessionQuery, useSession, useSessionAwaitingProof } from '../features/auth/api/session';
+import { sessionQuery, useSession, useSessionAwaitingProof } from '../lib/api/session';
 import { UnprovenPage } from '../features/auth/components/unproven-page';
 import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, UnlockPage, VerifyEmailPage } from '../features/auth/components/auth-pages';
-import { useOrganizations } from '../features/organizations/api/organizations';
+import { useOrganizations } from '../lib/api/organizations';
 import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
 import { OrganizationOverview } from '../features/organizations/components/overview';
 import { GridPage } from '../features/grid/components/grid-page';
+import { RunWorkflow } from '../features/workflows/components/run-workflow';
 import { HistoryPage } from '../features/history/components/history-page';
 import { PersonnelPage } from '../features/personnel/components/personnel-page';
 import { ProjectPage } from '../features/projects/components/project-page';
@@ -19,6 +20,7 @@ import { WidgetsPage } from '../features/widgets/components/widgets-page';
 import { InboxPage } from '../features/notifications/components/inbox-page';
 import { NotificationPage } from '../features/notifications/components/notification-page';
 import { AccountPage } from '../features/account/components/account-page';
+import { NotificationSettings } from '../features/notifications/components/notification-settings';
 import { Shell } from './shell';
 
 interface RouterContext {
@@ -212,7 +214,16 @@ const rowsRoute = createRoute({
   component: function Rows() {
     const { org, table } = rowsRoute.useParams();
     const { project, q } = rowsRoute.useSearch();
-    return <GridPage key={table} orgSid={org} tableSid={table} projectSid={project} search={q} />;
+    return (
+      <GridPage
+        key={table}
+        orgSid={org}
+        tableSid={table}
+        projectSid={project}
+        search={q}
+        rowAction={(row) => <RunWorkflow orgSid={org} tableSid={table} row={row} />}
+      />
+    );
   },
 });
 
@@ -246,7 +257,7 @@ const accountRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/account',
   component: function Account() {
-    return <AccountPage orgSid={accountRoute.useParams().org} />;
+    return <AccountPage notificationSettings={<NotificationSettings orgSid={accountRoute.useParams().org} />} />;
   },
 });
 

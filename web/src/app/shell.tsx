@@ -6,7 +6,7 @@ import { Link, Outlet, useNavigate } from '@tanstack/react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, type ReactNode } from 'react';
 import { Button } from '../components/ui';
-import { useSession, useSignOut } from '../features/auth/api/session';
+import { useSession, useSignOut } from '../lib/api/session';
 import { OrganizationBadge, OrganizationSwitcher } from '../features/organizations/components/organization-pages';
 import { InboxLink } from '../features/notifications/components/inbox-link';
 import { LiveNotificationsProvider } from '../features/notifications/components/live-context';

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../../lib/api/client';
 import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
-import { sessionQuery } from '../../auth/api/session';
+import { sessionQuery } from '../../../lib/api/session';
 
 const keysKey = (userSid: string) => ['api-keys', userSid] as const;
 

@@ -2,15 +2,15 @@
 // API keys (a new key is shown once, with a copy button; revoke), changing the password,
 // and signing out everywhere. Everything here is the person's own: no role is needed.
 import { useNavigate } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, Notice, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { useSession } from '../../auth/api/session';
-import { NotificationSettings } from '../../notifications/components/notification-settings';
-import { shownDate } from '../../notifications/components/inbox-page';
+import { useSession } from '../../../lib/api/session';
+import { shownDate } from '../../../lib/format';
 import { useApiKeys, useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutEverywhere } from '../api/account';
 
-export function AccountPage({ orgSid }: { orgSid: string }) {
+/** `notificationSettings`: the notifications feature's settings form, put here by the route. */
+export function AccountPage({ notificationSettings }: { notificationSettings: ReactNode }) {
   const session = useSession();
   const user = session.data;
   if (!user) return <Loading />;
@@ -22,7 +22,7 @@ export function AccountPage({ orgSid }: { orgSid: string }) {
       </p>
       <section aria-labelledby="settings-heading">
         <h2 id="settings-heading">Notification settings</h2>
-        <NotificationSettings orgSid={orgSid} />
+        {notificationSettings}
       </section>
       <ApiKeys userSid={user.sid} />
       <ChangePassword />

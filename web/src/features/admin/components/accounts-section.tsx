@@ -3,7 +3,7 @@
 import { useCallback, useState } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, Notice, Pager, TableFrame } from '../../../components/ui';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { useSession } from '../../auth/api/session';
+import { useSession } from '../../../lib/api/session';
 import { useAdminAccounts, useResendAccountProof, useSetAccountActive, type AdminAccount } from '../api/admin';
 import { shownTime } from './admin-page';
 

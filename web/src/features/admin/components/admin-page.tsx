@@ -3,7 +3,7 @@
 import { Link, Outlet } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { Loading } from '../../../components/ui';
-import { useSession } from '../../auth/api/session';
+import { useSession } from '../../../lib/api/session';
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 /** A timestamp of the API for people (UTC). */

@@ -4,7 +4,7 @@ import { useCallback, useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, Notice, Pager, TableFrame, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { useSession } from '../../auth/api/session';
+import { useSession } from '../../../lib/api/session';
 import { useAdminLedger, useAdminOrganizations, useGrantCredits, type AdminOrganization } from '../api/admin';
 import { shownTime } from './admin-page';
 

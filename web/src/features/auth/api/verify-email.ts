@@ -4,7 +4,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import createClient from 'openapi-fetch';
 import { unwrap } from '../../../lib/api/client';
-import { sessionQuery } from './session';
+import { sessionQuery } from '../../../lib/api/session';
 
 interface VerifyEmailPaths {
   '/accounts/verifyemail/': {

@@ -4,7 +4,7 @@ import { useEffect, useRef, type FormEvent } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
-import { useForgotPassword, useResetPassword, useSignIn, useSignUp, useUnlock } from '../api/session';
+import { useForgotPassword, useResetPassword, useSignIn, useSignUp, useUnlock } from '../../../lib/api/session';
 import { useVerifyEmail } from '../api/verify-email';
 
 function fieldErrors(error: unknown, field: string): string[] | undefined {

@@ -5,7 +5,7 @@
 import { useState, type FormEvent } from 'react';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { useChangeEmail, useResendProof, type SessionUser } from '../api/session';
+import { useChangeEmail, useResendProof, type SessionUser } from '../../../lib/api/session';
 
 export function UnprovenPage({ user }: { user: SessionUser }) {
   const resend = useResendProof();

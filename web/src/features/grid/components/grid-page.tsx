@@ -3,17 +3,17 @@
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
-import { useSession } from '../../auth/api/session';
-import { useMyPersonnel } from '../../organizations/api/organizations';
-import { useMyProjectRole, useProjects } from '../../projects/api/projects';
-import { useTable } from '../../tables/api/tables';
-import { useWidgets } from '../../widgets/api/widgets';
-import { RunWorkflow } from '../../workflows/components/run-workflow';
+import { useSession } from '../../../lib/api/session';
+import { useMyPersonnel } from '../../../lib/api/organizations';
+import { useMyProjectRole, useProjects } from '../../../lib/api/projects';
+import { useTable } from '../../../lib/api/tables';
+import { useWidgets } from '../../../lib/api/widgets';
 import { GRID_PAGE_SIZE, gridPageQuery, useCreateRow, useSaveCell, useUpdateRow, type GridKey, type GridRow } from '../api/grid';
-import { liveStatusText, useLiveGrid } from '../api/live';
-import { RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
+import { useLiveGrid } from '../api/live';
+import { liveStatusText } from '../../../lib/api/record-stream';
+import { FIRST_CELL, RecordsGrid, type CellPosition, type GridColumn } from './records-grid';
 import { useSearchDraft } from '../../../lib/search-draft';
 
 /** How long the view must rest before the pages in it are requested. */
@@ -28,9 +28,11 @@ interface GridPageProps {
   projectSid?: string;
   /** Only rows whose name contains this (the URL's `q`). */
   search?: string;
+  /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
+  rowAction?: (row: GridRow | undefined) => ReactNode;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps) {
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -86,6 +88,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search }: GridPageProps
           projectName={projects.data?.results.find((p) => p.sid === projectSid)?.name ?? 'this project'}
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
+          rowAction={rowAction}
         />
       ) : (
         <p>Rows live in projects: choose one.</p>
@@ -99,16 +102,18 @@ interface TableRowsProps {
   tableName: string;
   projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
+  rowAction?: (row: GridRow | undefined) => ReactNode;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
   const role = useMyProjectRole(projectSid, me.data?.sid);
   const widgets = useWidgets(orgSid);
   const [range, setRange] = useState({ first: 0, last: 0 });
-  const [focused, setFocused] = useState<CellPosition>({ row: 0, col: 1 });
+  // Where the grid's focus is (the grid owns it and tells): the toolbar acts on its row.
+  const [focused, setFocused] = useState<CellPosition>(FIRST_CELL);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [dialog, setDialog] = useState<null | 'add' | 'rename'>(null);
 
@@ -152,18 +157,20 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
     return null;
   };
   const errorKey = (rowSid: string, columnSid: string) => `${rowSid}:${columnSid}`;
-  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) => {
-    saveCell.mutate(
-      { page: pageOf(index), row, columnSid: column.sid, data },
-      {
-        onError: (error) => {
-          setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
-          // Back to the refused cell, where the message is.
-          setFocused({ row: index, col: columns.findIndex((c) => c.sid === column.sid) + 1 });
+  const onSave = (index: number, row: GridRow, column: GridColumn, data: string) =>
+    new Promise<void>((resolve, reject) =>
+      saveCell.mutate(
+        { page: pageOf(index), row, columnSid: column.sid, data },
+        {
+          onSuccess: () => resolve(),
+          onError: (error) => {
+            setErrors((old) => ({ ...old, [errorKey(row.sid, column.sid)]: error.message }));
+            // The grid brings the focus back to the refused cell, where the message is.
+            reject(error);
+          },
         },
-      },
+      ),
     );
-  };
 
   if (firstPage?.isPending) return <Loading what="Loading rows…" />;
   if (firstPage?.error) return <ErrorMessage error={firstPage.error} />;
@@ -217,7 +224,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
         >
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
-        <RunWorkflow orgSid={orgSid} tableSid={gridKey.tableSid} row={row} />
+        {rowAction?.(row)}
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}
@@ -262,7 +269,6 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable }: TableRow
             })
           }
           onVisibleRange={onVisibleRange}
-          focused={focused}
           onFocusedChange={setFocused}
         />
       )}

@@ -1,27 +1,27 @@
 // The records grid: rows × columns in a virtualized ARIA grid (only the rows in view are
-// in the DOM), a focused cell and an editing cell, and every key handled in one place
-// (handleKey). It knows nothing of the API: rows come from rowAt(), writes go out through
-// onSave(), refusals come back through errorAt(). A cell changed by someone else while the
-// person edits it keeps their draft and says so: Enter keeps theirs and saves, Escape takes
-// the new value.
+// in the DOM). The table owns the focus (which cell, and whether the DOM focus is inside)
+// and which cell is in edit mode; each cell is a GridCell (grid-cell.tsx) in display or
+// edit mode, whose editor raises Enter, Tab, Escape and a click outside for the table to
+// act on. Every navigation key is handled in one place (handleKey). It knows nothing of the
+// API: rows come from rowAt(), writes go out through onSave(), refusals come back through
+// errorAt(), and the page hears where the focus is through onFocusedChange(). A cell changed
+// by someone else while the person edits it keeps their draft and says so: Enter keeps
+// theirs and saves, Escape takes the new value.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { GridRow } from '../api/grid';
+import { GridCell, type CellEdit, type CellEditEvents, type GridColumn } from './grid-cell';
 
-/** A column as the grid shows it. */
-export interface GridColumn {
-  sid: string;
-  name: string;
-  /** The price of one write through the column's widget, e.g. "$0.50". */
-  price: string;
-  priced: boolean;
-}
+export type { GridColumn } from './grid-cell';
 
 /** A cell's place: row index (from 0) and column index (0 is the row's name). */
 export interface CellPosition {
   row: number;
   col: number;
 }
+
+/** Where the focus is when a grid opens: the first row's first column. */
+export const FIRST_CELL: CellPosition = { row: 0, col: 1 };
 
 interface RecordsGridProps {
   label: string;
@@ -30,26 +30,33 @@ interface RecordsGridProps {
   rowAt: (index: number) => GridRow | undefined;
   /** Why the person may not change this cell; null when they may. */
   editBlock: (row: GridRow, column: GridColumn) => string | null;
-  onSave: (index: number, row: GridRow, column: GridColumn, data: string) => void;
+  /** Sends a write; the promise fails when it is refused (the focus then goes back to the cell). */
+  onSave: (index: number, row: GridRow, column: GridColumn, data: string) => Promise<void>;
   errorAt: (rowSid: string, columnSid: string) => string | undefined;
   onDismissError: (rowSid: string, columnSid: string) => void;
   onVisibleRange: (first: number, last: number) => void;
-  focused: CellPosition;
-  onFocusedChange: (position: CellPosition) => void;
+  /** Told each time the focus moves to another cell (the page's toolbar acts on its row). */
+  onFocusedChange?: (position: CellPosition) => void;
 }
 
 const ROW_HEIGHT = 36;
 
-/** The cell being edited: where, the person's draft, and the value it had when editing began. */
-interface Editing {
+/** The cell in edit mode: where, the value it had when editing began, and the first draft. */
+interface Editing extends CellEdit {
   position: CellPosition;
-  draft: string;
-  base: string;
 }
 
 export function RecordsGrid(props: RecordsGridProps) {
-  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, focused, onFocusedChange } = props;
+  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, onFocusedChange } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
+  // The focus: the table's own. The page hears of each move (onFocusedChange).
+  const [focused, setFocusedState] = useState<CellPosition>(FIRST_CELL);
+  const reportFocus = useRef(onFocusedChange);
+  reportFocus.current = onFocusedChange;
+  const setFocused = useCallback((position: CellPosition) => {
+    setFocusedState((old) => (old.row === position.row && old.col === position.col ? old : position));
+  }, []);
+  useEffect(() => reportFocus.current?.(focused), [focused]);
   const [editing, setEditingState] = useState<Editing | null>(null);
   // The editing cell as of now (a blur after Enter or Escape must not save again).
   const editingRef = useRef(editing);
@@ -95,9 +102,9 @@ export function RecordsGrid(props: RecordsGridProps) {
 
   const move = useCallback(
     (row: number, col: number) => {
-      onFocusedChange({ row: Math.max(0, Math.min(rowCount - 1, row)), col: Math.max(0, Math.min(colCount - 1, col)) });
+      setFocused({ row: Math.max(0, Math.min(rowCount - 1, row)), col: Math.max(0, Math.min(colCount - 1, col)) });
     },
-    [onFocusedChange, rowCount, colCount],
+    [setFocused, rowCount, colCount],
   );
 
   const startEditing = (position: CellPosition, draft?: string) => {
@@ -115,33 +122,40 @@ export function RecordsGrid(props: RecordsGridProps) {
     setEditing({ position, draft: draft ?? base, base });
   };
 
-  const commit = (byBlur = false) => {
+  /** Leaves edit mode, saving `draft` if it differs from the cell's value; a refusal brings the focus back. */
+  const commit = (draft: string, byBlur = false) => {
     const current = editingRef.current;
     if (!current) return;
-    const row = rowAt(current.position.row);
-    const column = columns[current.position.col - 1];
+    const { position } = current;
+    const row = rowAt(position.row);
+    const column = columns[position.col - 1];
     setEditing(null, !byBlur);
-    if (row && column && current.draft !== (row.cells[column.sid]?.data ?? '')) onSave(current.position.row, row, column, current.draft);
+    if (row && column && draft !== (row.cells[column.sid]?.data ?? '')) {
+      onSave(position.row, row, column, draft).catch(() => setFocused(position));
+    }
   };
 
-  /** Every key the grid answers, in navigation and in editing mode. */
+  /** What the table does on each event of the cell in edit mode. */
+  const editEvents: CellEditEvents = {
+    onEnter: (draft) => {
+      const at = editingRef.current?.position;
+      commit(draft);
+      if (at) move(at.row + 1, at.col);
+    },
+    onTab: (draft, backwards) => {
+      const at = editingRef.current?.position;
+      commit(draft);
+      if (at) move(at.row, at.col + (backwards ? -1 : 1));
+    },
+    onEscape: () => setEditing(null),
+    onClickOutside: (draft) => commit(draft, true),
+    onSave: (draft) => commit(draft),
+  };
+
+  /** The navigation keys (the editor handles its own: see editEvents). */
   const handleKey = (event: KeyboardEvent<HTMLDivElement>) => {
     const { row, col } = focused;
-    if (editing) {
-      if (event.key === 'Enter') {
-        event.preventDefault();
-        commit();
-        move(row + 1, col);
-      } else if (event.key === 'Escape') {
-        event.preventDefault();
-        setEditing(null);
-      } else if (event.key === 'Tab') {
-        event.preventDefault();
-        commit();
-        move(row, col + (event.shiftKey ? -1 : 1));
-      }
-      return;
-    }
+    if (editing) return;
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
     const moves: Record<string, () => void> = {
       ArrowDown: () => move(row + 1, col),
@@ -247,75 +261,22 @@ export function RecordsGrid(props: RecordsGridProps) {
                 </div>
                 {columns.map((column, index) => {
                   const col = index + 1;
-                  const isFocused = focused.row === item.index && focused.col === col;
                   const isEditing = editing?.position.row === item.index && editing.position.col === col;
-                  const error = row ? errorAt(row.sid, column.sid) : undefined;
-                  const block = row ? editBlock(row, column) : 'Loading';
-                  const value = row?.cells[column.sid]?.data ?? '';
-                  const errorId = `cell-error-${item.index}-${col}`;
-                  const priceId = `cell-price-${item.index}-${col}`;
-                  const conflictId = `cell-conflict-${item.index}-${col}`;
-                  // Changed by someone else since editing began (and not to what the person typed).
-                  const theirs = isEditing && row ? row.cells[column.sid] : undefined;
-                  const conflict = isEditing && (theirs?.data ?? '') !== editing.base && (theirs?.data ?? '') !== editing.draft ? theirs : undefined;
                   return (
-                    <div
+                    <GridCell
                       key={column.sid}
-                      role="gridcell"
-                      aria-colindex={col + 1}
-                      aria-readonly={block ? true : undefined}
-                      aria-invalid={error ? true : undefined}
-                      aria-describedby={error ? errorId : undefined}
-                      aria-label={row ? `${column.name} of ${row.name}` : undefined}
-                      className={`grid-cell${isFocused ? ' is-focused' : ''}${block ? ' is-readonly' : ''}${error ? ' has-error' : ''}`}
-                      data-row={item.index}
-                      data-col={col}
-                      tabIndex={isFocused && !isEditing ? 0 : -1}
-                      onMouseDown={() => !isEditing && move(item.index, col)}
-                      onDoubleClick={() => startEditing({ row: item.index, col })}
-                    >
-                      {isEditing ? (
-                        <>
-                          <input
-                            className="cell-input"
-                            aria-label={`${column.name} of ${row?.name ?? ''}`}
-                            aria-describedby={[conflict ? conflictId : '', column.priced ? priceId : ''].join(' ').trim() || undefined}
-                            value={editing.draft}
-                            autoFocus
-                            onChange={(event) => setEditing({ ...editing, draft: event.target.value })}
-                            onBlur={() => commit(true)}
-                          />
-                          {conflict ? (
-                            <span id={conflictId} className="cell-popover cell-conflict" role="alert">
-                              <span>
-                                <strong>{conflict.by ?? 'Someone'}</strong> changed this cell meanwhile to “{conflict.data}”.
-                                {' '}Yours is “{editing.draft}”.
-                              </span>
-                              <span className="cell-conflict-actions">
-                                {/* The input keeps the focus: these are the Enter and Escape keys for a pointer. */}
-                                <button type="button" className="button button-primary" tabIndex={-1} onMouseDown={(event) => event.preventDefault()} onClick={() => commit()}>
-                                  Keep mine and save (Enter)
-                                </button>
-                                <button type="button" className="button" tabIndex={-1} onMouseDown={(event) => event.preventDefault()} onClick={() => setEditing(null)}>
-                                  Take theirs (Escape)
-                                </button>
-                              </span>
-                            </span>
-                          ) : column.priced && (
-                            <span id={priceId} className="cell-popover cell-price" role="note">
-                              Saving costs {column.price}
-                            </span>
-                          )}
-                        </>
-                      ) : (
-                        <span className="cell-value">{value}</span>
-                      )}
-                      {error && !isEditing && (
-                        <span id={errorId} role="alert" className="cell-error">
-                          {error}
-                        </span>
-                      )}
-                    </div>
+                      rowIndex={item.index}
+                      col={col}
+                      column={column}
+                      row={row}
+                      block={row ? editBlock(row, column) : 'Loading'}
+                      error={row ? errorAt(row.sid, column.sid) : undefined}
+                      focused={focused.row === item.index && focused.col === col}
+                      edit={isEditing ? editing : null}
+                      events={editEvents}
+                      onPress={() => move(item.index, col)}
+                      onOpen={() => startEditing({ row: item.index, col })}
+                    />
                   );
                 })}
               </div>

@@ -4,7 +4,7 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { useState } from 'react';
 import { api, unwrap } from '../../../lib/api/client';
 import type { components } from '../../../lib/api/schema';
-import { useRecordStream, type LiveStatus, type RecordChange } from '../../grid/api/live';
+import { useRecordStream, type LiveStatus, type RecordChange } from '../../../lib/api/record-stream';
 
 export type Version = components['schemas']['VersionDetail'];
 

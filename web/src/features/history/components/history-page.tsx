@@ -4,9 +4,9 @@
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { Button, ErrorMessage, Loading, Notice, Pager, TableFrame } from '../../../components/ui';
-import { useTable } from '../../tables/api/tables';
+import { useTable } from '../../../lib/api/tables';
 import { useEditCommit, useLiveHistory, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
-import { liveStatusText, type RecordChange } from '../../grid/api/live';
+import { liveStatusText, type RecordChange } from '../../../lib/api/record-stream';
 import { diffData } from './diff';
 
 interface Picked {

@@ -7,7 +7,7 @@
 // also after a reconnection, when such an event may have been missed.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { sessionQuery } from '../../auth/api/session';
+import { sessionQuery } from '../../../lib/api/session';
 import { refreshNotifications } from './notifications';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'ended';

@@ -71,9 +71,10 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
   const [sent, setSent] = useState<string | null>(null);
   const choices = searched.trim() ? (people.data ?? []) : [];
 
-  const add = async () => {
+  /** Adds the member the draft names (the one found, or null with the reason shown). */
+  const add = async (): Promise<PersonChoice | null> => {
     const text = draft.trim().toLowerCase();
-    if (!text) return;
+    if (!text) return null;
     // A suggestion taken as it is shown; anything else typed is searched for now.
     let found = pick(text, choices);
     if (!found) {
@@ -81,16 +82,18 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
         found = pick(text, await queryClient.fetchQuery(recipientSearch(orgSid, draft.trim())));
       } catch (error) {
         setPickError(error instanceof Error ? error.message : String(error));
-        return;
+        return null;
       }
     }
     if (!found) {
       setPickError(`No single member matches "${draft.trim()}": choose one from the suggestions.`);
-      return;
+      return null;
     }
+    const person = found;
     setPickError(null);
     setDraft('');
-    setTo((old) => (old.some((p) => p.sid === found.sid) ? old : [...old, found]));
+    setTo((old) => (old.some((p) => p.sid === person.sid) ? old : [...old, person]));
+    return person;
   };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') {
@@ -99,10 +102,15 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
     }
   };
   const mentioned = useMentioned(orgSid, body).filter((p) => !to.some((t) => t.sid === p.sid));
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    const recipients = [...to, ...mentioned];
+    // A name typed but not yet added (Send pressed before Enter, or before its search
+    // answered) is added first, so what the sender sees in the field is who gets it.
+    const typed = draft.trim() ? await add() : null;
+    if (draft.trim() && !typed) return;
+    const added = typed && !to.some((p) => p.sid === typed.sid) ? [typed] : [];
+    const recipients = [...to, ...added, ...mentioned.filter((p) => p.sid !== typed?.sid)];
     if (!recipients.length) {
       setPickError('Add at least one recipient.');
       return;
@@ -127,7 +135,7 @@ export function Compose({ orgSid, replyTo, onSent, onCancel }: ComposeProps) {
   };
   const fields = send.error instanceof ApiError ? send.error.fields : {};
   return (
-    <form onSubmit={onSubmit} className="form compose" aria-label={replyTo ? 'Reply' : 'Compose'}>
+    <form onSubmit={(event) => void onSubmit(event)} className="form compose" aria-label={replyTo ? 'Reply' : 'Compose'}>
       <fieldset>
         <legend>To</legend>
         {to.length ? (

@@ -4,14 +4,10 @@
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, Notice, Pager } from '../../../components/ui';
+import { shownDate } from '../../../lib/format';
 import { useInbox } from '../api/notifications';
 import { Compose } from './compose';
 import { LiveStatus } from './live-context';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-/** A date of the API as the person reads it. */
-export const shownDate = (iso: string) => dateFormat.format(new Date(iso));
 
 export function InboxPage({ orgSid }: { orgSid: string }) {
   const [page, setPage] = useState(1);

@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Button, ErrorMessage, Loading, Notice } from '../../../components/ui';
 import { useDeleteNotification, useMarkNotification, useOpenNotification, type NotificationDetail } from '../api/notifications';
 import { Compose } from './compose';
-import { shownDate } from './inbox-page';
+import { shownDate } from '../../../lib/format';
 
 const RECIPIENT_ONLY = 'Only its recipient marks or deletes a notification; you sent this one.';
 

@@ -2,9 +2,9 @@
 // personnel record, which only they change).
 import { useState, type FormEvent } from 'react';
 import { Button, Checkbox, ErrorMessage, Loading, Notice } from '../../../components/ui';
-import { useSession } from '../../auth/api/session';
-import { useMyPersonnel } from '../../organizations/api/organizations';
-import { usePersonnelDetail, useUpdatePersonnel, type PersonnelChanges } from '../../personnel/api/personnel';
+import { useSession } from '../../../lib/api/session';
+import { useMyPersonnel } from '../../../lib/api/organizations';
+import { usePersonnelDetail, useUpdatePersonnel, type PersonnelChanges } from '../../../lib/api/personnel';
 
 export const NOTIFICATION_SETTINGS = [
   ['should_receive_notification_email', 'Email me every notification'],

@@ -4,7 +4,7 @@ import { useNavigate } from '@tanstack/react-router';
 import type { FormEvent } from 'react';
 import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Loading, TextField } from '../../../components/ui';
-import { useCreateOrganization, useOrganization, useOrganizations } from '../api/organizations';
+import { useCreateOrganization, useOrganization, useOrganizations } from '../../../lib/api/organizations';
 
 /** Creates an organization and opens it. */
 export function CreateOrganizationForm({ userSid, firstRun }: { userSid: string; firstRun: boolean }) {

@@ -6,10 +6,10 @@ import { useNavigate } from '@tanstack/react-router';
 import { useCallback, useState, type FormEvent } from 'react';
 import { Button, Checkbox, Dialog, ErrorMessage, Loading, Notice, Pager, TableFrame, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { useSession } from '../../auth/api/session';
-import { useMyPersonnel } from '../../organizations/api/organizations';
+import { useSession } from '../../../lib/api/session';
+import { useMyPersonnel } from '../../../lib/api/organizations';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { useAddPersonnel, usePersonnel, usePersonnelDetail, useUpdatePersonnel, type PersonnelChanges } from '../api/personnel';
+import { useAddPersonnel, usePersonnel, usePersonnelDetail, useUpdatePersonnel, type PersonnelChanges } from '../../../lib/api/personnel';
 
 const ADMIN_ONLY = "Only the organization's Admins do this.";
 

@@ -3,9 +3,9 @@
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { Button, ErrorMessage, Loading, Pager, TableFrame, TextField } from '../../../components/ui';
-import { usePersonnelNames } from '../../personnel/api/personnel';
+import { usePersonnelNames } from '../../../lib/api/personnel';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { useTables } from '../../tables/api/tables';
+import { useTables } from '../../../lib/api/tables';
 import {
   useAddProjectMember,
   useChangeProjectMember,
@@ -13,7 +13,7 @@ import {
   useProjectMembers,
   useRemoveProjectMember,
   type ProjectRole,
-} from '../api/projects';
+} from '../../../lib/api/projects';
 
 const ROLES: Array<{ value: ProjectRole; label: string }> = [
   { value: 'admin', label: 'Project Admin' },

@@ -4,11 +4,11 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
 import { ErrorMessage, Loading, TableFrame } from '../../../components/ui';
-import { useProjects } from '../../projects/api/projects';
-import { isCellWidget, useWidgets } from '../../widgets/api/widgets';
-import { CreditsWarning } from '../../organizations/components/credits-warning';
-import { NoProjectRole } from '../../organizations/components/overview';
-import { useColumns, useCreateColumn, useTable } from '../api/tables';
+import { useProjects } from '../../../lib/api/projects';
+import { isCellWidget, useWidgets } from '../../../lib/api/widgets';
+import { CreditsWarning } from '../../../components/credits-warning';
+import { NoProjectRole } from '../../../components/no-project-role';
+import { useColumns, useCreateColumn, useTable } from '../../../lib/api/tables';
 
 export function TablePage({ orgSid, tableSid }: { orgSid: string; tableSid: string }) {
   const table = useTable(tableSid);

@@ -2,8 +2,8 @@
 import { CreateForm } from '../../../components/create-form';
 import { useState } from 'react';
 import { Checkbox, ErrorMessage, Loading, TableFrame } from '../../../components/ui';
-import { CreditsWarning } from '../../organizations/components/credits-warning';
-import { useCreateWidget, useWidgets } from '../api/widgets';
+import { CreditsWarning } from '../../../components/credits-warning';
+import { useCreateWidget, useWidgets } from '../../../lib/api/widgets';
 
 export function WidgetsPage({ orgSid }: { orgSid: string }) {
   const widgets = useWidgets(orgSid);

@@ -4,7 +4,7 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { api, unwrap } from '../../../lib/api/client';
 import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
 import type { components } from '../../../lib/api/schema';
-import { tableQuery } from '../../tables/api/tables';
+import { tableQuery } from '../../../lib/api/tables';
 
 export type Workflow = components['schemas']['WorkflowDetail'];
 export type WorkflowSummary = components['schemas']['WorkflowList'];

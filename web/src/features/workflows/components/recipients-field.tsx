@@ -6,7 +6,7 @@ import { useQueries } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { TextField } from '../../../components/ui';
 import { useSearchDraft } from '../../../lib/search-draft';
-import { personnelDetailQuery, usePersonnelNames } from '../../personnel/api/personnel';
+import { personnelDetailQuery, usePersonnelNames } from '../../../lib/api/personnel';
 
 const SID = /^[0-9A-Za-z]{16}$/;
 

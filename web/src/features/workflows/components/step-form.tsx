@@ -5,7 +5,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Button, Checkbox, ErrorMessage, TextField } from '../../../components/ui';
 import { ApiError } from '../../../lib/api/client';
-import { useWidgets } from '../../widgets/api/widgets';
+import { useWidgets } from '../../../lib/api/widgets';
 import { useWorkflowTable, type JsonObject, type Step, type StepInput, type Workflow } from '../api/workflows';
 import { RecipientsField } from './recipients-field';
 

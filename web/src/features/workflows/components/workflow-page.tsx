@@ -5,7 +5,7 @@
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, Pager, TextField } from '../../../components/ui';
-import { usePersonnelNames } from '../../personnel/api/personnel';
+import { usePersonnelNames } from '../../../lib/api/personnel';
 import {
   useCreateStep,
   useDeleteStep,

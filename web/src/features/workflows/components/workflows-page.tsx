@@ -5,7 +5,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { CreateForm } from '../../../components/create-form';
 import { ErrorMessage, Loading, Pager } from '../../../components/ui';
-import { useTable } from '../../tables/api/tables';
+import { useTable } from '../../../lib/api/tables';
 import { useCreateWorkflow, useOrganizationWorkflows, useTableWorkflows } from '../api/workflows';
 
 export function WorkflowsPage({ orgSid, tableSid }: { orgSid: string; tableSid: string }) {

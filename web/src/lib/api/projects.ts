@@ -1,7 +1,7 @@
 // Projects of an organization and their members with roles.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { api, unwrap } from './client';
+import { MAX_PAGE_SIZE } from './page';
 
 /** A page of the organization's projects the caller may see. */
 export const projectsQuery = (orgSid: string, page = 1) =>

@@ -1,7 +1,7 @@
 // Tables of an organization and their columns.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../../lib/api/client';
-import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { api, unwrap } from './client';
+import { allPages, MAX_PAGE_SIZE } from './page';
 
 export const tablesQuery = (orgSid: string, page = 1) =>
   queryOptions({

@@ -1,8 +1,8 @@
 // Personnel of an organization: the paged list, one member, adding by email, changing.
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../../lib/api/client';
-import { MAX_PAGE_SIZE } from '../../../lib/api/page';
-import type { paths } from '../../../lib/api/schema';
+import { api, unwrap } from './client';
+import { MAX_PAGE_SIZE } from './page';
+import type { paths } from './schema';
 
 export const PERSONNEL_PAGE_SIZE = 25;
 

@@ -1,8 +1,8 @@
 // The browser session: who is signed in (GET /accounts/session/), signing in and out, and
 // the account pages' requests (sign up, forgotten password, reset, email proof).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, toApiError, unwrap } from '../../../lib/api/client';
-import type { components } from '../../../lib/api/schema';
+import { api, toApiError, unwrap } from './client';
+import type { components } from './schema';
 
 /** The signed-in person, as the session endpoint gives them. */
 export type SessionUser = components['schemas']['SessionUser'];

@@ -1,8 +1,8 @@
 // Organizations: the caller's list, one organization (its credits), creating one, and the
 // caller's own personnel record in it (their organization role).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../../lib/api/client';
-import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { api, unwrap } from './client';
+import { allPages, MAX_PAGE_SIZE } from './page';
 
 /** Every organization where the person is active personnel. */
 export const organizationsQuery = (userSid: string) =>

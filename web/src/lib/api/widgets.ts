@@ -1,7 +1,7 @@
 // Widgets: the built-in ones and the organization's own, with their prices.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../../lib/api/client';
-import { allPages, MAX_PAGE_SIZE } from '../../../lib/api/page';
+import { api, unwrap } from './client';
+import { allPages, MAX_PAGE_SIZE } from './page';
 
 /** Every widget the organization may use (the built-in ones first). */
 export const widgetsQuery = (orgSid: string) =>

@@ -3,8 +3,8 @@
 // It says how to get credits: an administrator of the instance grants them (the person
 // themself, on the Administration screen, when they are one).
 import { Link } from '@tanstack/react-router';
-import { useSession } from '../../auth/api/session';
-import { useOrganization } from '../api/organizations';
+import { useSession } from '../lib/api/session';
+import { useOrganization } from '../lib/api/organizations';
 
 /** Cents of "$12.50", "12.50" or "12"; null when it is not an amount. */
 export function cents(amount: string): number | null {
