@@ -102,7 +102,8 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
       await drained(res);
       if (res.destroyed) return;
       const limit = Math.min(perRead, end - position);
-      read = await source.more({ ...page, offset: page.offset + position, limit });
+      const cursor = (read as { cursor?: number }).cursor;
+      read = await source.more({ ...page, offset: page.offset + position, limit, ...(cursor === undefined ? {} : { after: cursor }) });
       position += limit;
     }
     yield ']}';

@@ -12,6 +12,12 @@ export interface PageRequest {
   size: number;
   limit: number;
   offset: number;
+  /**
+   * A later read of a page written read by read (core/answer-stream.ts): the `cursor` the
+   * previous read gave, for a list whose offsets are keys (a row's versions: `version >
+   * offset`, which a gap behind the API would repeat).
+   */
+  after?: number;
 }
 
 /**
@@ -79,7 +85,7 @@ export function pageEnvelope<T>(
  * query (an uncorrelated count subquery, computed once), so a list costs one round
  * trip. `total` is unknown when the page is empty.
  */
-export type Counted<T> = T[] & { total?: number; addPermission?: boolean };
+export type Counted<T> = T[] & { total?: number; addPermission?: boolean; cursor?: number };
 
 /** A list's count query as the `total` column of its page query (a subquery PostgreSQL runs once). */
 export function totalOf(countQuery: SQLWrapper): SQL<number> {

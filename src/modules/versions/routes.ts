@@ -49,9 +49,11 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
-        if (queryBool(query.dataonly)) return withTotal(found.map((v) => v.data), found);
-        return withTotal(found.map((v) => serializeVersion(v, serializer, scope.membership)), found);
+        const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset, page.after);
+        // A row's versions are read by key: the next read of the page starts after the last version read.
+        const cursor = query.row__sid && found.length ? found[found.length - 1].version : undefined;
+        const results = queryBool(query.dataonly) ? found.map((v) => v.data) : found.map((v) => serializeVersion(v, serializer, scope.membership));
+        return Object.assign(withTotal(results, found), { cursor });
       },
     },
   });
