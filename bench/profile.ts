@@ -107,7 +107,7 @@ async function startServer(label: string, databaseUrl: string, nodeArgs: string[
   fs.mkdirSync(dataDir, { recursive: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
-    INITIAL_CREDITS: '100000000000.00', SIGNUP_ENABLED: 'true', MAIL_PER_USER_PER_HOUR: '1000000',
+    INITIAL_CREDITS: '100000000000.00', SIGNUP_ENABLED: 'true', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000',
   };
   for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
   const managed = new Managed(label, process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'server.js')], env, path.join(tmp, `${label}.log`), ROOT);

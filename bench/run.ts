@@ -147,7 +147,7 @@ function serviceEnv(port: number, options: { databaseUrl: string | null; workers
     INITIAL_CREDITS,
     SIGNUP_ENABLED: 'true',
     // The benchmark sends tens of thousands of should_email notifications and 1,000 invitations from one Admin.
-    MAIL_PER_USER_PER_HOUR: '1000000',
+    MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000',
   };
   for (const name of ['DATABASE_URL', 'SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;

@@ -32,6 +32,7 @@ import { registerAccounts } from './modules/accounts/routes.js';
 import { registerApiKeys } from './modules/accounts/apikeys.js';
 import { registerOrganizations } from './modules/organizations/routes.js';
 import { registerPersonnel } from './modules/personnel/routes.js';
+import { registerConsent } from './modules/personnel/consent.js';
 import { registerProjects } from './modules/projects/routes.js';
 import { registerProjectMembers } from './modules/project-members/routes.js';
 import { registerTables } from './modules/tables/routes.js';
@@ -237,6 +238,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerApiKeys(app, ctx);
   registerOrganizations(app, ctx);
   registerPersonnel(app, ctx);
+  registerConsent(app, ctx);
   registerProjects(app, ctx);
   registerProjectMembers(app, ctx);
   registerTables(app, ctx);
@@ -257,7 +259,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   if (options.workers !== false) {
     jobs.register(digestJob({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() }));
     jobs.register(creditsVacuum(database.db));
-    jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes }));
+    jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes, dataDir: config.dataDir }));
     jobs.register(filesGcJob({ db: database.db, files, log: app.log, expireResumable: () => resumable.cleanUpExpired() }));
   }
   app.addHook('onReady', async () => jobs.start());

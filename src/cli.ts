@@ -319,7 +319,7 @@ const createOrganizationCommand: Command<{ name: string; description?: string; e
     if (invite) {
       // Queued in this transaction; the server's mail worker sends it.
       const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
-      await enqueueMail(tx, invitationMail(config.mailBaseUrl, user.email, input.name, null, tag, INVITATION_DAYS));
+      await enqueueMail(tx, invitationMail(config.mailBaseUrl, user.email, input.name, null, { tag, days: INVITATION_DAYS }));
     }
     const [org] = await tx.select({ sid: organizations.sid, name: organizations.name, description: organizations.description, credits: creditsOf(organizations.sid) })
       .from(organizations).where(eq(organizations.sid, sid));

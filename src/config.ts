@@ -77,6 +77,8 @@ export interface Config {
   loginSlowdownSeconds: number;
   /** Mail a signed-in user may cause per hour (should_email, invitations, address proofs). */
   mailPerUserPerHour: number;
+  /** People one signed-in user may add to organizations a day (each gets one invitation mail); 429 beyond. */
+  invitationsPerUserPerDay: number;
   /** Account mail (signup, password reset, proof) one client address may cause per hour. */
   accountMailPerClientPerHour: number;
   /** Organizations one account may create. */
@@ -193,6 +195,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     loginFailuresAccountSlowdown: int('LOGIN_FAILURES_ACCOUNT_SLOWDOWN', 100, 1, 1000000),
     loginSlowdownSeconds: int('LOGIN_SLOWDOWN_SECONDS', 5, 1, 3600),
     mailPerUserPerHour: int('MAIL_PER_USER_PER_HOUR', 200, 1, 100000000),
+    invitationsPerUserPerDay: int('INVITATIONS_PER_USER_PER_DAY', 300, 1, 100000000),
     accountMailPerClientPerHour: int('ACCOUNT_MAIL_PER_CLIENT_PER_HOUR', 300, 1, 10000000),
     organizationsPerUser: int('ORGANIZATIONS_PER_USER', 10, 1, 100000),
     liveStreamsPerCredential: int('LIVE_STREAMS_PER_CREDENTIAL', 16, 1, 100000),

@@ -39,7 +39,7 @@ export async function withCountedServer<T>(
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: tmp,
-    SIGNUP_ENABLED: 'true', INITIAL_CREDITS: '100000000000.00', MAIL_PER_USER_PER_HOUR: '1000000', DATABASE_URL: proxied.toString(),
+    SIGNUP_ENABLED: 'true', INITIAL_CREDITS: '100000000000.00', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000', DATABASE_URL: proxied.toString(),
   };
   for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
   const server = new Managed(label, process.execPath, [path.join(ROOT, 'dist', 'server.js')], env, path.join(tmp, 'server.log'), ROOT);

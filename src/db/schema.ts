@@ -61,6 +61,8 @@ export const passwordResets = pgTable('password_resets', {
   userSid: text('user_sid').notNull().references(() => users.sid, { onDelete: 'cascade' }),
   expiresAt: timestamp('expires_at', { withTimezone: true, precision: 6 }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true, precision: 6 }),
+  /** An invitation's tag: the membership that setting the password with it accepts (no foreign key: a tag outlives nothing it names). */
+  personnelSid: text('personnel_sid'),
   dateCreated: created(),
 }, (t) => [index('password_resets_user_idx').on(t.userSid), index('password_resets_expires_idx').on(t.expiresAt)]);
 
@@ -160,6 +162,18 @@ export const personnel = pgTable('personnel', {
   shouldReceiveMentionNotification: boolean('should_receive_mention_notification').notNull().default(true),
   shouldReceiveRecordChangeNotification: boolean('should_receive_record_change_notification').notNull().default(true),
   shouldReceiveNotificationEmail: boolean('should_receive_notification_email').notNull().default(false),
+  /**
+   * Whether the member set should_receive_notification_email themselves: then their choice wins over a sender's
+   * should_email (docs/decisions.md, "Consent before mail").
+   */
+  notificationEmailChosen: boolean('notification_email_chosen').notNull().default(false),
+  /**
+   * When the person accepted this organization (the invitation's link, or the app's prompt); until then the
+   * organization mails them nothing but the one invitation. Set at once for whoever creates an organization.
+   */
+  dateAccepted: timestamp('date_accepted', { withTimezone: true, precision: 6 }),
+  /** Who added the person (named in the invitation and the app's prompt; a user sid, no foreign key: only ever shown). */
+  invitedBy: text('invited_by'),
   updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
@@ -201,6 +215,8 @@ export const mailOutbox = pgTable('mail_outbox', {
   toAddress: text('to_address').notNull(),
   subject: text('subject').notNull(),
   body: text('body').notNull(),
+  /** The HTML alternative of `body` (null: a text-only message). */
+  html: text('html'),
   status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
   nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
@@ -536,9 +552,16 @@ export const files = pgTable('files', {
   /** The name as typed (docs/decisions.md, Files: names). */
   name: text('name').notNull(),
   uploadedBy: text('uploaded_by').notNull().references(() => personnel.sid),
+  /**
+   * The row whose file cell it was attached to (null: an upload not attached yet). Once
+   * attached it stays the row's for good — its versions refer to it — and its access is the
+   * row's (docs/decisions.md, "Files: file cells").
+   */
+  rowSid: text('row_sid').references(() => rows.sid, { onDelete: 'cascade' }),
   dateCreated: created(),
 }, (t) => [
   index('files_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('files_row_order_idx').on(t.rowSid, t.dateCreated, t.sid),
   // Whether a stored object is still referred to (the GC) is a look-up by hash.
   index('files_sha256_idx').on(t.sha256),
   index('files_uploaded_by_idx').on(t.uploadedBy),

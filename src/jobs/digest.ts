@@ -9,6 +9,7 @@ import type { JobSpec } from './registry.js';
 import { query, type Db } from '../db/client.js';
 import { enqueueMail, provenAddress, type OutgoingMail } from '../mail/outbox.js';
 import { activeMember } from '../core/rules.js';
+import { plainName } from '../mail/compose.js';
 
 export const DIGEST_JOB = 'weekly-digest';
 const LISTED = 50;
@@ -57,7 +58,10 @@ interface Digest {
   items: { name: string; from: string | null; date: string }[];
 }
 
-function digestMail(d: Digest, week: IsoWeek): OutgoingMail {
+function digestMail(raw: Digest, week: IsoWeek): OutgoingMail {
+  // Names others chose, as plain text that cannot pass for a link (mail/compose.ts).
+  const d = { ...raw, name: plainName(raw.name), organization: plainName(raw.organization),
+    items: raw.items.map((i) => ({ ...i, name: plainName(i.name, 120), from: i.from === null ? null : plainName(i.from) })) };
   const listed = d.items.slice(0, LISTED);
   const lines = [
     `Hello ${d.name},`,
@@ -99,6 +103,8 @@ export async function runWeeklyDigest(db: Db, week: IsoWeek): Promise<{ period: 
                             AND n.date_created >= ${week.start.toISOString()}::timestamptz AND n.date_created < ${week.end.toISOString()}::timestamptz
         LEFT JOIN personnel s ON s.sid = n.sender_sid
        WHERE p.should_receive_weekly_digest AND ${activeMember.sql('p')}
+         -- Only to whoever accepted the organization (modules/personnel/consent.ts).
+         AND p.date_accepted IS NOT NULL
          AND ${provenAddress(sql`p.user_sid`, sql`p.email`)}
        GROUP BY p.sid, o.name`);
     const mails = digests.map((d) => digestMail(d, week));

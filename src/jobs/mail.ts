@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { query, type Db } from '../db/client.js';
 import type { Job, JobRegistry } from './registry.js';
+import { renderMail } from '../mail/compose.js';
 
 const BATCH = 20;
 const LEASE_SECONDS = 120;
@@ -20,6 +21,7 @@ interface Claimed {
   to_address: string;
   subject: string;
   body: string;
+  html: string | null;
   attempts: number;
 }
 
@@ -83,7 +85,7 @@ export class MailWorker {
       UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS})
        WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now()
                      ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING id, to_address, subject, body, attempts`);
+      RETURNING id, to_address, subject, body, html, attempts`);
     for (const mail of claimed) await this.deliver(mail);
     return claimed.length;
   }
@@ -102,16 +104,20 @@ export class MailWorker {
     } catch {
       return; // the database is away: the lease runs out and the message is retried
     }
-    const message = { from: this.options.mailFrom, to: mail.to_address, subject: mail.subject, text: mail.body, messageId: `<outbox-${mail.id}@records-service>` };
+    // Every message has an HTML alternative: its own, or its text's paragraphs (mail queued before HTML was written).
+    const html = mail.html ?? renderMail({ intro: mail.body.split(/\n{2,}/) }).html;
+    const message = { from: this.options.mailFrom, to: mail.to_address, subject: mail.subject, text: mail.body, html, messageId: `<outbox-${mail.id}@records-service>` };
     try {
       if (this.options.smtpUrl) {
         await this.transport.sendMail(message);
       } else {
         const built = await this.eml.sendMail(message);
         const dir = path.join(this.options.dataDir, 'mail');
-        await fs.mkdir(dir, { recursive: true });
+        // Only the service's user may read them: they hold reset, invitation and proof links (purged by retention.ts).
+        await fs.mkdir(dir, { recursive: true, mode: 0o700 });
         const file = path.join(dir, `${String(mail.id).padStart(8, '0')}.eml`);
-        await fs.writeFile(`${file}.tmp`, built.message as Buffer);
+        await fs.writeFile(`${file}.tmp`, built.message as Buffer, { mode: 0o600 });
+        await fs.chmod(`${file}.tmp`, 0o600); // a .tmp left by a crash keeps its mode otherwise
         await fs.rename(`${file}.tmp`, file);
       }
       await this.options.db.execute(sql`UPDATE mail_outbox SET status = 'sent', date_sent = now(), last_error = NULL WHERE ${fence}`);

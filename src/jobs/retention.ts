@@ -2,6 +2,8 @@
 // is over (the times are in the README, "Retention"). Every process runs it (a job of
 // jobs/registry.ts); rows are deleted in batches claimed with FOR UPDATE SKIP LOCKED, so
 // several processes at once neither wait for each other nor do the work twice.
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { query, type Db } from '../db/client.js';
@@ -51,14 +53,34 @@ export async function purgeExpired(db: Db, tokenIdleMinutes: number): Promise<Re
   return deleted;
 }
 
-/** The job: purgeExpired every `everySeconds` (RETENTION_CHECK_SECONDS), first a minute after start-up (or sooner). */
-export function retentionJob(options: { db: Db; log: FastifyBaseLogger; everySeconds: number; tokenIdleMinutes: number }): JobSpec {
+/**
+ * Deletes the mail files (DATA_DIR/mail/*.eml, written when there is no SMTP_URL) older than
+ * SENT_MAIL_HOURS: they hold reset, invitation and proof links in clear, like the outbox's rows.
+ * Returns how many were deleted. A file another process deleted first is skipped.
+ */
+export async function purgeMailFiles(dataDir: string, now = Date.now()): Promise<number> {
+  const dir = path.join(dataDir, 'mail');
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  let deleted = 0;
+  for (const name of names) {
+    if (!/\.eml(\.tmp)?$/.test(name)) continue;
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => null);
+    if (!stat || now - stat.mtimeMs < SENT_MAIL_HOURS * 3_600_000) continue;
+    if (await fs.unlink(file).then(() => true, () => false)) deleted += 1;
+  }
+  return deleted;
+}
+
+/** The job: purgeExpired and purgeMailFiles every `everySeconds` (RETENTION_CHECK_SECONDS), first a minute after start-up (or sooner). */
+export function retentionJob(options: { db: Db; log: FastifyBaseLogger; everySeconds: number; tokenIdleMinutes: number; dataDir: string }): JobSpec {
   return {
     name: 'retention',
     everySeconds: options.everySeconds,
     firstSeconds: Math.min(60, options.everySeconds),
     run: async () => {
       const deleted = await purgeExpired(options.db, options.tokenIdleMinutes);
+      deleted['mail files'] = await purgeMailFiles(options.dataDir);
       if (Object.values(deleted).some((n) => n > 0)) options.log.info({ deleted }, 'retention: expired rows deleted');
     },
   };

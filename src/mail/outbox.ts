@@ -6,6 +6,8 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   body: string;
+  /** The HTML alternative of `body` (mail/compose.ts); without it the worker writes one from the text. */
+  html?: string;
   /**
    * Whose address `to` is. Mail goes only to an address its user has proved
    * (proven_addresses); anything else is dropped here, whoever asked for it.
@@ -34,20 +36,20 @@ export function provenAddress(userSid: unknown, email: string | SQL) {
 export async function enqueueMail(tx: Db, mail: OutgoingMail | OutgoingMail[]): Promise<void> {
   const list = Array.isArray(mail) ? mail : [mail];
   if (!list.length) return;
-  const rows = list.map((m) => sql`(${m.to}::text, ${m.subject}::text, ${m.body}::text,
+  const rows = list.map((m) => sql`(${m.to}::text, ${m.subject}::text, ${m.body}::text, ${m.html ?? null}::text,
     ${m.recipient === 'proof' ? null : m.recipient.userSid}::text, ${m.recipient === 'proof'}::boolean)`);
   await tx.execute(enqueueMailSql(sql`VALUES ${sql.join(rows, sql`, `)}`));
 }
 
 /**
- * The statement of enqueueMail over `rows`, a query of (to_address, subject, body,
+ * The statement of enqueueMail over `rows`, a query of (to_address, subject, body, html,
  * user_sid, is_proof), for a caller that queues mail inside a larger statement (a CTE
  * that also writes what the mail is about). Returns a row per message queued.
  */
 export function enqueueMailSql(rows: SQL): SQL {
   return sql`
-    INSERT INTO mail_outbox (to_address, subject, body)
-    SELECT m.to_address, m.subject, m.body FROM (${rows}) AS m(to_address, subject, body, user_sid, is_proof)
+    INSERT INTO mail_outbox (to_address, subject, body, html)
+    SELECT m.to_address, m.subject, m.body, m.html FROM (${rows}) AS m(to_address, subject, body, html, user_sid, is_proof)
      WHERE m.is_proof OR ${provenAddress(sql`m.user_sid`, sql`m.to_address`)}
     RETURNING id`;
 }

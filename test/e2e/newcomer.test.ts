@@ -10,16 +10,17 @@
 // picks Grace by name; makes and revokes an API key (after a confirmation); both sign out.
 // No page is reloaded after the first load, and every screen passes axe.
 //
-// Steps whose wording another change settles (the coordinator brings it in after merging):
-// the verification page and the invitation page ("Ada Lovelace invited you to Lovelace Lab",
-// h3); the mails' links are read from their text as they are now.
+// The mailed links are followed as a person would: the button of the HTML mail is opened,
+// and the page it leads to does the POST itself and says what happened and where to go next
+// (issue 22, point 1): "Email verified.", and for Grace, "Ada Lovelace invited you to Lovelace
+// Lab" before she chooses her password, then that organization's overview.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { readMail } from '../helpers/mail.ts';
+import { linksIn, readMail } from '../helpers/mail.ts';
 import { PROOF_SUBJECT, unique } from '../helpers/factories.ts';
 import { startFreshServer, type RunningServer } from '../helpers/server.ts';
-import { assertAccessible, launchBrowser, linkIn, newPerson, pageProblems, screenshot } from './lib.ts';
+import { assertAccessible, launchBrowser, newPerson, pageProblems, screenshot } from './lib.ts';
 
 let browser: Browser;
 let server: RunningServer;
@@ -52,12 +53,19 @@ const cell = (p: Page, row: string, column: string) => p.getByRole('gridcell', {
 const creditsAre = (p: Page, amount: string) =>
   p.waitForFunction((want) => document.querySelector('output[aria-label="Credits"]')?.textContent === want, amount);
 
-/** The path and query of the link to `linkPath` in the next mail to `to` (as a person clicks it). */
-async function mailedLink(to: string, linkPath: string, subject?: RegExp): Promise<string> {
+/**
+ * The path and query of the button `label` in the HTML of the next mail to `to` (as a person
+ * clicks it); the text alternative carries the same address, and the API form in a footnote.
+ */
+async function mailedButton(to: string, label: string, subject?: RegExp): Promise<string> {
   const mail = await readMail(to, { dataDir: server.dataDir, ...(subject ? { subject } : {}) });
-  const link = linkIn(mail.body, linkPath);
-  assert.ok(link, `a ${linkPath} link in the mail to ${to}:\n${mail.body}`);
-  const url = new URL(link);
+  assert.ok(mail.html, `an HTML alternative in the mail to ${to}`);
+  const button = linksIn(mail.html).find((l) => l.text === label);
+  assert.ok(button, `a "${label}" button in the mail to ${to}: ${JSON.stringify(linksIn(mail.html))}`);
+  assert.ok(mail.body.includes(`${label}:\n${button.href}`), `the text alternative has the same link:\n${mail.body}`);
+  assert.match(mail.body, /For scripts \(the API\):\n  POST /, 'the API form in a footnote');
+  const url = new URL(button.href);
+  assert.equal(url.origin, server.baseUrl, 'a page of this service');
   return `${url.pathname}${url.search}`;
 }
 
@@ -97,10 +105,12 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
     await screenshot(p, 'unproven');
 
     // The link, opened in another tab (as from a mail program): this tab turns into the app.
-    const link = await mailedLink(adaEmail, '/accounts/verifyemail/', PROOF_SUBJECT);
+    const link = await mailedButton(adaEmail, 'Prove my email address', PROOF_SUBJECT);
     const tab = await ada.context.newPage();
     await tab.goto(link);
     await tab.getByRole('status').filter({ hasText: 'Email verified.' }).waitFor();
+    await tab.getByRole('link', { name: 'Continue' }).waitFor();
+    await assertAccessible(tab, 'the proof link\'s page');
     await tab.close();
     await p.getByRole('heading', { name: 'Create your organization' }).waitFor();
     // The first account of the instance administers it.
@@ -286,10 +296,14 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
 
     grace = await newPerson(browser, server.baseUrl);
     const g = grace.page;
-    await g.goto(await mailedLink(graceEmail, '/accounts/resetpassword/'));
-    await g.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await g.goto(await mailedButton(graceEmail, 'Accept and choose a password', /invited to Lovelace Lab/));
+    // The names come from the server (GET /accounts/invitation/?tag=…), not from the link.
+    await g.getByRole('heading', { name: 'Ada Lovelace invited you to Lovelace Lab' }).waitFor();
+    await screenshot(g, 'invitation');
+    await assertAccessible(g, 'the invitation\'s password page');
     await g.getByLabel('New password').fill(gracePassword);
     await g.getByRole('button', { name: 'Set password' }).click();
+    await g.getByRole('status').filter({ hasText: 'Your password is set and you joined Lovelace Lab.' }).waitFor();
     await g.getByRole('link', { name: 'Sign in' }).click();
     await g.getByLabel('Email').fill(graceEmail);
     await g.getByLabel('Password').fill(gracePassword);

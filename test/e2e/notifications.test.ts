@@ -90,6 +90,8 @@ before(async () => {
     'adding the member',
   ).json;
   memberPersonnel = added.sid;
+  // Grace accepts the organization (otherwise it mails her nothing; docs/decisions.md, "Consent before mail").
+  expectStatus(await member.api.post(`/organizations/personnel/detail/${memberPersonnel}/accept/`), 200);
   // Project View: the member may read the project's rows, so a mention there reaches them.
   expectStatus(await ws.admin.api.post(recordPaths.memberList(ws.project.sid), { personnel: memberPersonnel, permission: 'view' }), 201);
   expectStatus(

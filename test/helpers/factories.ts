@@ -178,7 +178,9 @@ export function postPersonnel(api: Api, orgSid: string, body: unknown, serialize
  * Signs up a fresh user and has the Admin add them to the organization (a Member unless
  * `fields` say otherwise). Fields are strings, as the spec types them.
  */
-export async function addMember(admin: TestUser, org: { sid: string }, fields: Record<string, string> = {}, label = 'member'): Promise<TestMember> {
+export async function addMember(
+  admin: TestUser, org: { sid: string }, fields: Record<string, string> = {}, label = 'member', options: { accept?: boolean } = {},
+): Promise<TestMember> {
   const user = await newUser(label);
   const res = await postPersonnel(admin.api, org.sid, {
     email: user.email,
@@ -191,6 +193,10 @@ export async function addMember(admin: TestUser, org: { sid: string }, fields: R
     ...fields,
   });
   expectStatus(res, 201, `adding ${user.email} as personnel`);
+  // As the invitee would: accepting the organization lets it mail them (docs/decisions.md, "Consent before mail").
+  // (An archived or ended record cannot be accepted.)
+  const active = fields.is_archived !== 'true' && !(fields.date_end && fields.date_end < new Date().toISOString().slice(0, 10));
+  if (options.accept !== false && active) expectStatus(await user.api.post(`/organizations/personnel/detail/${res.json.sid}/accept/`), 200, `${user.email} accepts`);
   return { ...user, personnel: res.json };
 }
 

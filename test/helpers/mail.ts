@@ -10,8 +10,10 @@ export interface Mail {
   from: string;
   to: string;
   subject: string;
-  /** The decoded text body. */
+  /** The decoded text body (the text/plain part of a multipart/alternative message). */
   body: string;
+  /** The decoded text/html part, if the message has one. */
+  html: string | null;
   /** The one-time tag of a reset or invitation link in the body, if any. */
   tag: string | null;
   /** The one-time tag of a link that proves the address (/accounts/verifyemail/?tag=…), if any. */
@@ -41,8 +43,8 @@ function decodeHeader(value: string): string {
       : decodeQuotedPrintable(data.replace(/_/g, ' ')));
 }
 
-/** Parses one .eml message (headers, and a single-part text body). */
-export function parseEml(raw: string, file = ''): Mail {
+/** Headers and the raw body of a message or a MIME part. */
+function splitPart(raw: string): { headers: Record<string, string>; rawBody: string } {
   const split = raw.search(/\r?\n\r?\n/);
   const head = split === -1 ? raw : raw.slice(0, split);
   const rawBody = split === -1 ? '' : raw.slice(split).replace(/^\r?\n\r?\n/, '');
@@ -51,10 +53,34 @@ export function parseEml(raw: string, file = ''): Mail {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = decodeHeader(line.slice(colon + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
   }
+  return { headers, rawBody };
+}
+
+function decodeBody(headers: Record<string, string>, rawBody: string): string {
   const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
-  const body = encoding === 'quoted-printable'
+  return encoding === 'quoted-printable'
     ? decodeQuotedPrintable(rawBody)
     : encoding === 'base64' ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64').toString('utf8') : rawBody;
+}
+
+/** Parses one .eml message (headers; a single-part text body, or the text and HTML parts of multipart/alternative). */
+export function parseEml(raw: string, file = ''): Mail {
+  const { headers, rawBody } = splitPart(raw);
+  let body = '';
+  let html: string | null = null;
+  const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+  if (boundary && /^multipart\//i.test(headers['content-type'] ?? '')) {
+    for (const chunk of rawBody.split(`--${boundary}`).slice(1)) {
+      if (chunk.startsWith('--')) break;
+      const part = splitPart(chunk.replace(/^\r?\n/, ''));
+      const type = (part.headers['content-type'] ?? '').toLowerCase();
+      const decoded = decodeBody(part.headers, part.rawBody.replace(/\r?\n$/, ''));
+      if (type.startsWith('text/plain')) body = decoded;
+      else if (type.startsWith('text/html')) html = decoded;
+    }
+  } else {
+    body = decodeBody(headers, rawBody);
+  }
   const tag = /\/accounts\/resetpassword\/\?tag=([A-Za-z0-9_%-]+)/.exec(body)?.[1];
   const verifyTag = /\/accounts\/verifyemail\/\?tag=([A-Za-z0-9_%-]+)/.exec(body)?.[1];
   return {
@@ -64,9 +90,18 @@ export function parseEml(raw: string, file = ''): Mail {
     to: headers.to ?? '',
     subject: headers.subject ?? '',
     body,
+    html,
     tag: tag ? decodeURIComponent(tag) : null,
     verifyTag: verifyTag ? decodeURIComponent(verifyTag) : null,
   };
+}
+
+/** The links of an HTML mail: each <a>'s text and href (entities decoded), in order. */
+export function linksIn(html: string): { text: string; href: string }[] {
+  const decode = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"');
+  return [...html.matchAll(/<a\b[^>]*\bhref="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi)]
+    .map((m) => ({ href: decode(m[1]), text: decode(m[2].replace(/<[^>]+>/g, '')).trim() }));
 }
 
 /** The addresses of an address header ("a@x, Name <b@y>"), lower-cased. */

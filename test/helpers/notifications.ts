@@ -224,7 +224,7 @@ export interface Person {
  * the harness's server, do not serve).
  */
 export async function newOrganizationAt(
-  baseUrl: string, members: number, label: string, readProof: ProofReader,
+  baseUrl: string, members: number, label: string, readProof: ProofReader, options: { unaccepted?: number } = {},
 ): Promise<{ org: { sid: string; name: string }; admin: Person; members: Person[] }> {
   const signupAndLogin = async (who: string) => {
     const email = `${unique(`${label}${who}`)}@records.test`;
@@ -253,6 +253,10 @@ export async function newOrganizationAt(
       email: user.email, first_name: user.first_name, last_name: user.last_name,
     });
     expectStatus(added, 201, 'adding a member');
+    // Each accepts the organization, but the last `unaccepted` (docs/decisions.md, "Consent before mail").
+    if (i < members - (options.unaccepted ?? 0)) {
+      expectStatus(await user.api.post(`/organizations/personnel/detail/${added.json.sid}/accept/`), 200, 'the member accepts');
+    }
     people.push({ ...user, personnel: added.json });
   }
   return { org, admin, members: people };

@@ -110,7 +110,9 @@ export const RECORD_SHAPES = {
   'verify': {
     row: isRef, versions: isInt, head_version: isInt, is_valid: isBool,
     first_invalid_version: (v) => v === null || isInt(v),
-    problems: (v) => Array.isArray(v) && v.every((p) => isObject(p) && Object.keys(p).sort().join() === 'problem,version' && isInt(p.version) && isString(p.problem)),
+    // A problem of a file (issue 25) names it too: `file`.
+    problems: (v) => Array.isArray(v) && v.every((p) => isObject(p) && ['problem,version', 'file,problem,version'].includes(Object.keys(p).sort().join())
+      && isInt(p.version) && isString(p.problem) && (p.file === undefined || (isObject(p.file) && isString(p.file.sid) && isString(p.file.name)))),
     date_verified: isTimestamp,
   },
 } satisfies Record<string, Record<string, Check>>;

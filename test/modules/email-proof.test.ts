@@ -83,12 +83,13 @@ describe('proving an email', () => {
     assert.ok(page.json.results.some((p: { email: string }) => p.email === hire));
   });
 
-  test('a proven account added by email is added as it is, without an invitation', async () => {
+  test('a proven account added by email is a member at once; its one invitation carries no tag (it has a password), only the accept link', async () => {
     const { admin, org } = await newOrganization('plainadmin');
-    const member = await addMember(admin, org);
+    const member = await addMember(admin, org, {}, 'member', { accept: false });
     expectStatus(await member.api.get(paths.personnelList(org.sid, 'name')), 200);
-    await sleep(500);
-    assert.deepEqual(mailTo(member.email).filter((m) => /invited/.test(m.subject)), [], 'no invitation to a proven account');
+    const invitation = await readMail(member.email, { subject: /^You are invited to/ });
+    assert.equal(invitation.tag, null, 'no tag that sets a password');
+    assert.ok(invitation.body.includes(`/organizations/personnel/detail/${member.personnel.sid}/accept/`), invitation.body);
   });
 
   test('a member cannot have the service mail an address they have not proved (issue 11, 4)', async () => {
@@ -118,7 +119,8 @@ describe('proving an email', () => {
     expectStatus(await admin.api.post(notificationList(org.sid), {
       to: [{ sid: member.personnel.sid }], name: `after ${subject}`, body: 'hello', should_email: true,
     }), 201);
-    assert.equal((await readMail(victim, { subject: /^after / })).subject, `after ${subject}`);
+    // (The subject is quoted as linkless text: the address in it is broken, docs/decisions.md "Consent before mail".)
+    assert.equal((await readMail(victim, { subject: /^after / })).subject, `after ${subject}`.replace('@', '[at]').replace(/\.(?=\S)/g, '[.]'));
   });
 });
 

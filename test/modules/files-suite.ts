@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { Api } from '../helpers/http.ts';
 import { expectDetail, expectFieldErrors, expectStatus, expectNotFound, expectForbidden, MESSAGES } from '../helpers/assertions.ts';
 import { createOrganization, listPersonnel, newUser, postPersonnel, type TestUser } from '../helpers/factories.ts';
+import { newSmallWorkspaceAt } from '../helpers/records.ts';
 import {
   cutOff, EICAR, eventually, filePaths, multipart, randomFile, sha256, startClamd, startSuiteServer, tus, tusMetadata, upload,
   type Clamd, type SuiteServer,
@@ -80,7 +81,8 @@ export function fileSuite(kind: string, store: StoreUnderTest): void {
     test('a streamed upload downloads identical: hash, size, sniffed type, descriptor, one stored object', async () => {
       const bytes = randomFile(3 * MiB + 17);
       const created = expectStatus(await upload(at(member), org, 'plate-reader.bin', bytes), 201).json;
-      assert.deepEqual(Object.keys(created).sort(), ['change_permission', 'date_created', 'media_type', 'name', 'sha256', 'sid', 'size', 'uploaded_by']);
+      assert.deepEqual(Object.keys(created).sort(), ['change_permission', 'date_created', 'media_type', 'name', 'row', 'sha256', 'sid', 'size', 'uploaded_by']);
+      assert.equal(created.row, null, 'not attached to a row');
       assert.equal(created.sha256, sha256(bytes));
       assert.equal(created.size, bytes.length);
       assert.equal(created.name, 'plate-reader.bin');
@@ -350,6 +352,40 @@ export function fileSuite(kind: string, store: StoreUnderTest): void {
       // Uploaded again, the deleted bytes are stored again.
       const again = expectStatus(await upload(at(admin), org, 'lone again.bin', lone), 201).json;
       assert.equal(await view.has(again.sha256), true);
+    });
+
+    test('the GC keeps what a version refers to: a file replaced in its cell stays, whole, while a deleted upload goes', async () => {
+      const small = await newSmallWorkspaceAt(serverOf(), 'gcfiles', 0);
+      const column = expectStatus(await small.api.post(`/tables/column/list/organization/${small.org.sid}/detail/?table__sid=${small.table.sid}`, {
+        name: 'Files', widget: 'builtinWidgetFil',
+      }), 201).json.sid;
+      const row = expectStatus(await small.api.post(`/tables/row/list/organization/${small.org.sid}/detail/?table__sid=${small.table.sid}&project__sid=${small.project.sid}`, {
+        name: 'Gel',
+      }), 201).json;
+      const toRow = (name: string, content: Buffer, query = '') => {
+        const { body, contentType } = multipart([{ name: 'file', filename: name, content }]);
+        return small.api.request('POST', `/files/file/list/row/${row.sid}/detail/?column=${column}${query}`, { rawBody: body, contentType });
+      };
+      const old = randomFile(5000);
+      const a = expectStatus(await toRow('gel v1.png', old), 201).json;
+      const b = expectStatus(await toRow('gel v2.png', randomFile(5001), `&replace=${a.sid}`), 201).json;
+      assert.equal(b.version, 3);
+      const gone = randomFile(700);
+      const loose = expectStatus(await upload(small.api, small.org.sid, 'loose.bin', gone), 201).json;
+      expectStatus(await small.api.delete(filePaths.detail(loose.sid)), 200);
+      expectDetail(await small.api.delete(filePaths.detail(a.sid)), 409,
+        `The file is attached to the row ${row.sid}, whose versions refer to it: it stays as long as the row. Remove it from the cell instead (its versions keep it).`);
+      await suite.behind(async (run) => {
+        await run(`UPDATE file_objects SET date_stored = now() - interval '2 days' WHERE sha256 = ANY($1)`, [[a.sha256, b.sha256, loose.sha256]]);
+      });
+      assert.ok(await eventually(async () => !(await view.has(loose.sha256))), 'the deleted upload\'s object goes');
+      assert.equal(await view.has(a.sha256), true, 'the replaced file stays: version 2 refers to it');
+      assert.equal(await view.has(b.sha256), true);
+      const got = Buffer.from(await (await fetch(`${suite.server.baseUrl}${filePaths.download(a.sid)}`, { headers: { token: small.user.token } })).arrayBuffer());
+      assert.equal(sha256(got), sha256(old));
+      // (On PGlite, behind() restarted the server: its address may be new.)
+      const report = expectStatus(await small.api.at(suite.server.baseUrl).get(`/tables/row/detail/${row.sid}/verify/`), 200).json;
+      assert.equal(report.is_valid, true);
     });
 
     test('who may: members upload and read, the uploader or an Admin deletes, others get 404, no token 401', async () => {

@@ -77,12 +77,15 @@ test('one digest per member who wants it, listing last week\'s unread notificati
   let world: Awaited<ReturnType<typeof newOrganizationAt>>;
   const subjects = [0, 1, 2].map((i) => `Weekly ${i} ${unique('w')}`);
   try {
-    world = await newOrganizationAt(setup.baseUrl, 3, 'digest', proofFromSmtp(mailbox));
-    const [wants, reader, quiet] = world.members;
-    for (const who of [wants, reader]) {
+    // The fourth was added but never accepted the organization: it mails them no digest.
+    world = await newOrganizationAt(setup.baseUrl, 4, 'digest', proofFromSmtp(mailbox), { unaccepted: 1 });
+    const [wants, reader, quiet, unaccepted] = world.members;
+    for (const who of [wants, reader, unaccepted]) {
       expectStatus(await who.api.patch(`/organizations/personnel/detail/${who.personnel.sid}/`, { should_receive_weekly_digest: true }), 200, 'opting in');
     }
-    for (const subject of subjects) await sendNotification(world.admin.api, world.org.sid, [wants.personnel, reader.personnel, quiet.personnel], { name: subject });
+    for (const subject of subjects) {
+      await sendNotification(world.admin.api, world.org.sid, [wants.personnel, reader.personnel, quiet.personnel, unaccepted.personnel], { name: subject });
+    }
     // The reader reads them all: nothing unread, so no digest.
     for (const n of (await reader.api.get(notificationPaths.list(world.org.sid, 'list'))).json.results) {
       expectStatus(await reader.api.get(notificationPaths.detail(n.sid)), 200, 'reading');
@@ -102,7 +105,7 @@ test('one digest per member who wants it, listing last week\'s unread notificati
     return server;
   }));
   assert.ok(servers.length >= 1);
-  const [wants, reader, quiet] = world!.members;
+  const [wants, reader, quiet, unaccepted] = world!.members;
   const isDigest = (m: { subject: string }) => /weekly digest/i.test(m.subject);
   await mailbox.waitFor((all) => all.some((m) => isDigest(m) && m.rcptTo.includes(wants.email.toLowerCase())), 'the digest', 60_000);
   await sleep(4_000); // several more checks by every process: no second digest
@@ -115,4 +118,5 @@ test('one digest per member who wants it, listing last week\'s unread notificati
   for (const subject of subjects) assert.match(digest.body, new RegExp(subject), `the digest lists "${subject}"`);
   assert.equal(mailbox.to(reader.email).filter(isDigest).length, 0, 'a member with nothing unread gets no digest');
   assert.equal(mailbox.to(quiet.email).filter(isDigest).length, 0, 'a member who did not ask gets no digest');
+  assert.equal(mailbox.to(unaccepted.email).filter(isDigest).length, 0, 'a member who never accepted the organization gets no digest');
 });

@@ -62,6 +62,9 @@ interface Fixtures {
   apiKey: any;
   /** A file of A, uploaded by its Admin. */
   file: any;
+  /** A row of its own for files, and a file attached to it (uploaded to its file cell by the Project Admin): read by the row's rules. */
+  fileRow: any;
+  rowFile: any;
   /** Whose credentials POST /accounts/auth/ sends: a user of no organization. */
   loginUser: TestUser;
 }
@@ -344,6 +347,25 @@ const TABLE: Walk[] = [
     expect: E(200, 403, 403, 403, 403, 403, 200, 401),
     path: (f, _t, role) => D.personnel(userOf(f, role).personnel.sid), body: (_f, _t, role) => ({ title: `Title of ${role}` }),
     state: (f, _t, role) => read(role === 'outsider' ? f.ws.outsider.api : f.ws.admin.api, D.personnel(userOf(f, role).personnel.sid)),
+  },
+  // --- consent before mail (issue 21): one's own record only; someone else's is not found
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/accept/', note: "someone else's record", expect: E(404, 404, 404, 404, 404, 404, 404, 401),
+    path: (f) => `${D.personnel(f.spare.sid)}accept/`,
+  },
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/accept/', note: 'their own record (the alumnus: archived or ended; the outsider: theirs in B)',
+    expect: E(200, 200, 200, 200, 200, 400, 200, 401),
+    path: (f, _t, role) => `${D.personnel(userOf(f, role).personnel.sid)}accept/`,
+  },
+  {
+    route: 'POST /organizations/personnel/detail/{sid}/leave/', note: "someone else's record (leaving one's own: mail-consent.test.ts)",
+    expect: E(404, 404, 404, 404, 404, 404, 404, 401), path: (f) => `${D.personnel(f.spare.sid)}leave/`,
+  },
+  { route: 'GET /accounts/invitations/', expect: E(200, 200, 200, 200, 200, 200, 200, 401), path: () => '/accounts/invitations/' },
+  {
+    route: 'GET /accounts/invitation/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
+    path: () => '/accounts/invitation/?tag=not-a-tag',
   },
   // --- projects and their members (design; decisions: Projects, Project members)
   {
@@ -689,6 +711,44 @@ const TABLE: Walk[] = [
     route: 'GET /files/file/download/{sid}/', expect: E(200, 200, 200, 200, 200, 403, 404, 401),
     path: (f) => filePaths.download(f.file.sid),
   },
+  // files of a row (level row, decisions: "Files: file cells"): exactly the row's rules to read, its cells' rules to upload
+  {
+    route: 'GET /files/file/list/{level}/{sid}/{serializer}/', note: "level row: the files of the row's history", expect: E(200, 200, 200, 200, 404, 403, 404, 401),
+    path: (f, _t, _r, s) => L.file(f, s, undefined, 'row', f.fileRow.sid), mirror: { flag: 'add_permission', of: 'file.post.row' },
+    then: async (f, _t, role, res) => assert.ok(res.json.results.some((r: any) => r.sid === f.rowFile.sid), `${role}: the row's file is listed`),
+  },
+  {
+    route: 'POST /files/file/list/{level}/{sid}/{serializer}/', id: 'file.post.row', note: 'level row: an upload to its file cell (?column=)',
+    expect: E(NEEDS_ROLE, 201, 201, 403, 404, 403, 404, 401),
+    fresh: true, target: make.row, path: (f, t, _r, s) => L.file(f, s, { column: f.ws.columns.files.sid }, 'row', t.sid), call: uploadAs,
+    state: readableBy('admin', (_f, t) => D.row(t.sid)),
+    then: async (_f, t, role, res) => assert.equal(res.json.row, t.sid, `${role}: the file is the row's`),
+  },
+  {
+    route: 'GET /files/file/detail/{sid}/', note: 'a file attached to a row: its row\'s rules', expect: E(200, 200, 200, 200, 404, 403, 404, 401),
+    path: (f) => D.file(f.rowFile.sid), mirror: { flag: 'change_permission', always: false },
+  },
+  {
+    route: 'DELETE /files/file/detail/{sid}/', note: 'a file attached to a row: its history\'s, never deleted (409 for who reads it)',
+    expect: E(409, 409, 409, 409, 404, 403, 404, 401),
+    path: (f) => D.file(f.rowFile.sid), state: readableBy('admin', (f) => D.file(f.rowFile.sid)),
+  },
+  {
+    route: 'GET /files/file/download/{sid}/', note: 'a file attached to a row: its row\'s rules', expect: E(200, 200, 200, 200, 404, 403, 404, 401),
+    path: (f) => filePaths.download(f.rowFile.sid),
+  },
+  {
+    route: 'POST /files/upload/list/organization/{sid}/', note: 'tus creation with the whole upload, to a file cell (metadata row, column)',
+    expect: E(NEEDS_ROLE, 200, 200, 403, 404, 403, 403, 401),
+    // The path carries the row and the column after a '#' (never sent): the call puts them in the metadata.
+    path: (f) => `${filePaths.resumable(orgA(f))}#${f.fileRow.sid}#${f.ws.columns.files.sid}`,
+    state: countBy('admin', (f) => L.file(f, 'name', undefined, 'row', f.fileRow.sid)),
+    call: (api, target) => {
+      const [url, row, column] = target.split('#');
+      return tus(api, 'POST', url, { 'upload-length': '16', 'upload-metadata': tusMetadata({ filename: 'walk.json', row, column }) }, Buffer.from('{"walked": true}'));
+    },
+    then: async (f, _t, role, res) => assert.equal(res.json.row, f.fileRow.sid, `${role}: the file is the row's`),
+  },
   {
     route: 'POST /files/upload/list/organization/{sid}/', note: 'tus creation with the whole upload: the descriptor',
     expect: E(200, 200, 200, 200, 200, 403, 403, 401),
@@ -792,7 +852,7 @@ const strangerAnswers: Answer[] = [];
 let f: Fixtures;
 
 before(async () => {
-  const ws = await newWorkspace({ label: 'walk', widgets: { own: { price: '0.00' } }, rows: 1 });
+  const ws = await newWorkspace({ label: 'walk', widgets: { own: { price: '0.00' } }, rows: 1, columns: { text: 'builtinWidgetTxt', files: 'builtinWidgetFil' } });
   const row = ws.rows[0];
   const cell = await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'a value');
   const version = assertPage(await ws.admin.api.get(L.version({ ws } as Fixtures, 'name', { row__sid: row.sid }))).results[0];
@@ -808,9 +868,10 @@ before(async () => {
   const apiKey = await make.apiKey(partial);
   f = {
     ws, widget: ws.widgets.own, row, cell, version, workflow, step, execution: triggered.json.execution, notification, spare,
-    membership, apiKey, loginUser: await newUser('login'), file: undefined,
+    membership, apiKey, loginUser: await newUser('login'), file: undefined, fileRow: await createRow(ws, { name: `Files ${unique('r')}` }), rowFile: undefined,
   };
   f.file = await make.file(f);
+  f.rowFile = await created(await uploadAs(ws.projectAdmin.api, L.file(f, 'detail', { column: ws.columns.files.sid }, 'row', f.fileRow.sid)));
 });
 
 // ---------------------------------------------------------------- the walk --

@@ -177,7 +177,7 @@ describe('personnel by role', () => {
     const mail = await readMail(person.email);
     assert.equal(mail.subject, `You are invited to ${w.org.name} on the Records Service`);
     assert.ok(mail.tag, `the invitation carries a link with a tag:\n${mail.body}`);
-    assert.ok(mail.body.includes(`${w.admin.first_name} ${w.admin.last_name} added you to ${w.org.name}`));
+    assert.ok(mail.body.includes(`${w.admin.first_name} ${w.admin.last_name} invited you to ${w.org.name}`), mail.body);
 
     const invited = await authenticate(person.email, 'any password at all');
     expectStatus(invited, 406, 'the invited account has no password yet');

@@ -65,9 +65,13 @@ export async function resetPassword(ctx: AppContext, tag: string, password: stri
   const passwordHash = await hashPassword(password);
   return ctx.db.transaction(async (tx) => {
     // Spent here, under the row's lock: of two requests with one tag, one sets the password.
-    const [row] = await query<{ user_sid: string }>(tx, sql`
-      UPDATE password_resets SET used_at = now() WHERE ${live} RETURNING user_sid`);
+    const [row] = await query<{ user_sid: string; personnel_sid: string | null }>(tx, sql`
+      UPDATE password_resets SET used_at = now() WHERE ${live} RETURNING user_sid, personnel_sid`);
     if (!row) throw errors.field('tag', BAD_TAG);
+    // An invitation's tag: choosing the password accepts that organization (personnel/consent.ts).
+    if (row.personnel_sid) {
+      await tx.execute(sql`UPDATE personnel SET date_accepted = coalesce(date_accepted, now()) WHERE sid = ${row.personnel_sid} AND user_sid = ${row.user_sid}`);
+    }
     const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.sid, row.user_sid))
       .returning({ email: users.email, emailKey: users.emailKey });
     await proveAddress(tx, row.user_sid, user.email);

@@ -160,10 +160,10 @@ export async function endSession(db: Db, token: string) {
 }
 
 /** Creates a one-time tag for setting a password and returns it. */
-export async function createResetTag(tx: Db, userSid: string, validMinutes: number): Promise<string> {
+export async function createResetTag(tx: Db, userSid: string, validMinutes: number, personnelSid: string | null = null): Promise<string> {
   const tag = newSecret();
   await tx.insert(passwordResets).values({
-    tagHash: hashSecret(tag), userSid, expiresAt: sql`now() + make_interval(mins => ${validMinutes})` as never,
+    tagHash: hashSecret(tag), userSid, personnelSid, expiresAt: sql`now() + make_interval(mins => ${validMinutes})` as never,
   });
   return tag;
 }

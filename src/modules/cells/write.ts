@@ -15,6 +15,17 @@ import type { RowRef } from '../rows/access.js';
 import { checkRowSize, refuseOversize, rowSize } from '../rows/size.js';
 import { cellEvent } from '../rows/live.js';
 import { isoTimestamp } from '../../core/sql.js';
+import { FILE_KIND, resolveFileCell } from '../files/cells.js';
+
+/**
+ * The write with the data it stores, in the caller's transaction once the row is locked: a
+ * file column's data becomes its files' descriptors, the files named for the first time
+ * attached to the row (files/cells.ts); any other column's data as sent.
+ */
+async function stored(tx: Db, w: CellWrite): Promise<CellWrite> {
+  if (w.column.kind !== FILE_KIND) return w;
+  return { ...w, data: await resolveFileCell(tx, w.organizationSid, w.rowSid, w.data) };
+}
 
 /** The spec's 406 texts (Errors), with POST's "Error: " prefix and PATCH's plain form. */
 export const cellMessages = {
@@ -32,6 +43,8 @@ export interface CellColumn {
   widgetSid: string;
   price: string;
   addable: boolean;
+  /** The widget's kind: `file` columns hold files (files/cells.ts). */
+  kind?: string;
 }
 
 /** One cell write: where, what, by whom, and how its refusals are worded. */
@@ -61,7 +74,7 @@ export async function findColumnOfTable(db: Db, tableSid: string, column: string
   const match = options.byName ? or(bySid, eq(columns.name, column)) : bySid;
   if (!match) return undefined;
   const [found] = await db.select({
-    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
+    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly, kind: widgets.kind,
   }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
     .where(and(eq(columns.tableSid, tableSid), match))
     // a sid match before a name match, then the first column by order
@@ -129,10 +142,11 @@ async function insertLocked(tx: Db, w: CellWrite, row: RowRef, options: { sized?
   return sid;
 }
 
-/** What changing a cell did: the version it appended (null: the same data, nothing changed), the data before, date_updated. */
+/** What changing a cell did: the version it appended (null: the same data, nothing changed), the data before and after, date_updated. */
 export interface CellChange {
   version: number | null;
   before: string;
+  data: string;
   dateUpdated: string;
 }
 
@@ -142,7 +156,8 @@ export interface CellChange {
  * last. The same data again changes nothing and costs nothing. `rowCreatedBy`, when
  * known, spares the record-change lookup for a row's own creator.
  */
-export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+export async function changeLocked(tx: Db, sent: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+  const w = await stored(tx, sent);
   const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
   // One round trip: the row's size with the new data; only when it is within ROW_MAX_BYTES,
   // records_set_cell (the cell, then the row's version) and, when it changed, the live event.
@@ -157,7 +172,7 @@ export async function changeLocked(tx: Db, w: CellWrite, row: RowRef, cellSid: s
           FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity}) s
          WHERE size.bytes <= ${w.rowMaxBytes}) s ON true`);
   refuseOversize(set.bytes, w.rowMaxBytes, 'data');
-  const change = { version: set.new_version, before: set.previous_data!, dateUpdated: set.updated_at! };
+  const change = { version: set.new_version, before: set.previous_data!, data: w.data, dateUpdated: set.updated_at! };
   if (change.version === null) return change;
   if (rowCreatedBy !== w.userSid) {
     await notifyRecordChange(tx, { rowSid: w.rowSid, userSid: w.userSid, version: change.version, activityMessage: activity });
@@ -191,8 +206,9 @@ async function existingAndSize(tx: Db, w: CellWrite): Promise<{ existing: string
  * on `data` past ROW_MAX_BYTES. `locked`: the row, already locked and its state checked
  * by the caller.
  */
-export async function insertCell(tx: Db, w: CellWrite, locked?: RowRef): Promise<string> {
-  const row = locked ?? await lockRowFor(tx, w);
+export async function insertCell(tx: Db, sent: CellWrite, locked?: RowRef): Promise<string> {
+  const row = locked ?? await lockRowFor(tx, sent);
+  const w = await stored(tx, sent);
   const { existing, bytes } = await existingAndSize(tx, w);
   if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
   refuseOversize(bytes, w.rowMaxBytes, 'data');
@@ -203,9 +219,32 @@ export async function insertCell(tx: Db, w: CellWrite, locked?: RowRef): Promise
  * Sets the row's cell in the column, creating it when the row has none yet, in the
  * caller's transaction (the workflow engine's set_cell step).
  */
-export async function putCell(tx: Db, w: CellWrite): Promise<{ sid: string; created: boolean; changed: boolean }> {
-  const row = await lockRowFor(tx, w);
+export async function putCell(tx: Db, sent: CellWrite): Promise<{ sid: string; created: boolean; changed: boolean }> {
+  const row = await lockRowFor(tx, sent);
+  const existing = await existingCell(tx, sent);
+  if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, sent, row, existing) };
+  return { sid: await insertLocked(tx, await stored(tx, sent), row), created: true, changed: true };
+}
+
+/**
+ * Sets the cell of a row the caller has locked (and checked) to `data`, creating it when the
+ * row has none in the column: the version it appended, and the cell. For a file upload
+ * straight to a cell (files/row-upload.ts).
+ */
+export async function setLockedCell(tx: Db, w: CellWrite, row: RowRef): Promise<{ cell: string; version: number | null; data: string }> {
   const existing = await existingCell(tx, w);
-  if (existing) return { sid: existing, created: false, changed: await updateLocked(tx, w, row, existing) };
-  return { sid: await insertLocked(tx, w, row), created: true, changed: true };
+  if (existing) {
+    const change = await changeLocked(tx, w, row, existing);
+    return { cell: existing, version: change.version, data: change.data };
+  }
+  const prepared = await stored(tx, w);
+  const cell = await insertLocked(tx, prepared, row);
+  const [head] = await query<{ version: number }>(tx, sql`SELECT version FROM record_rows WHERE sid = ${w.rowSid}`);
+  return { cell, version: head.version, data: prepared.data };
+}
+
+/** The data of the row's cell in the column ('' when it has none). */
+export async function cellData(tx: Db, rowSid: string, columnSid: string): Promise<string> {
+  const [found] = await tx.select({ data: cells.data }).from(cells).where(and(eq(cells.rowSid, rowSid), eq(cells.columnSid, columnSid)));
+  return found?.data ?? '';
 }

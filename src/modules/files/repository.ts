@@ -1,7 +1,7 @@
 // Files' SQL: descriptors (files), the stored objects the database knows of (file_objects)
 // and each organization's usage (file_usage). Every function takes the organization
 // explicitly where a descriptor is concerned.
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { fileObjects, files, personnel } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
@@ -15,6 +15,7 @@ const fields = {
   name: files.name,
   uploaded_by_sid: files.uploadedBy,
   uploaded_by_name: personName(personnel),
+  row_sid: files.rowSid,
   date_created: isoTimestamp(files.dateCreated),
 };
 
@@ -27,6 +28,8 @@ export interface FileRow {
   name: string;
   uploaded_by_sid: string;
   uploaded_by_name: string;
+  /** The row it is attached to (null: not attached yet). */
+  row_sid: string | null;
   date_created: string;
 }
 
@@ -40,15 +43,28 @@ export async function findFile(db: Db, sid: string): Promise<FileRow | undefined
   return row as FileRow | undefined;
 }
 
-/** A page of an organization's descriptors, oldest first. */
-export async function pageFiles(db: Db, organizationSid: string, limit: number, offset: number): Promise<FileRow[]> {
-  return (await select(db).where(eq(files.organizationSid, organizationSid))
+/** Which descriptors a list shows: an organization's not attached to a row yet, or those of a row (its whole history's). */
+export type FileOwner = { organizationSid: string } | { rowSid: string };
+
+const ownedBy = (owner: FileOwner) => ('rowSid' in owner
+  ? eq(files.rowSid, owner.rowSid)
+  : and(eq(files.organizationSid, owner.organizationSid), isNull(files.rowSid)));
+
+/** A page of the owner's descriptors, oldest first. */
+export async function pageFiles(db: Db, owner: FileOwner, limit: number, offset: number): Promise<FileRow[]> {
+  return (await select(db).where(ownedBy(owner))
     .orderBy(asc(files.dateCreated), asc(files.sid)).limit(limit).offset(offset)) as FileRow[];
 }
 
-export async function countFiles(db: Db, organizationSid: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(files).where(eq(files.organizationSid, organizationSid));
+export async function countFiles(db: Db, owner: FileOwner): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(files).where(ownedBy(owner));
   return row?.n ?? 0;
+}
+
+/** The sids of the files ever attached to a row (verify: which of its cells' items are files). */
+export async function rowFileSids(db: Db, rowSid: string): Promise<Set<string>> {
+  const found = await db.select({ sid: files.sid }).from(files).where(eq(files.rowSid, rowSid));
+  return new Set(found.map((f) => f.sid));
 }
 
 /** The bytes an organization's descriptors hold now. */
@@ -86,19 +102,29 @@ export async function holdObject(tx: Db, sha256: string, size: number): Promise<
     ON CONFLICT (sha256) DO UPDATE SET date_stored = now()`);
 }
 
+/**
+ * Locks the stored object's row and refreshes its date, in the caller's transaction; false
+ * when the row is gone (the GC deleted the object since it was put in place).
+ */
+export async function refreshObject(tx: Db, sha256: string): Promise<boolean> {
+  const rows = await query<{ sha256: string }>(tx, sql`UPDATE file_objects SET date_stored = now() WHERE sha256 = ${sha256} RETURNING sha256`);
+  return rows.length === 1;
+}
+
 /** Restarts an object's grace period: the GC keeps it FILES_GC_GRACE_SECONDS from now (a file naming it was just deleted). */
 export async function touchObject(tx: Db, sha256: string): Promise<void> {
   await query(tx, sql`UPDATE file_objects SET date_stored = now() WHERE sha256 = ${sha256}`);
 }
 
 export async function insertFile(tx: Db, row: {
-  sid: string; organizationSid: string; sha256: string; size: number; mediaType: string; name: string; uploadedBy: string;
+  sid: string; organizationSid: string; sha256: string; size: number; mediaType: string; name: string; uploadedBy: string; rowSid?: string;
 }): Promise<void> {
   await tx.insert(files).values(row);
 }
 
+/** Deletes a descriptor not attached to a row (an attached one is its row's history: never deleted). */
 export async function deleteFileRow(tx: Db, organizationSid: string, sid: string): Promise<{ size: number } | undefined> {
-  const [row] = await tx.delete(files).where(and(eq(files.organizationSid, organizationSid), eq(files.sid, sid)))
+  const [row] = await tx.delete(files).where(and(eq(files.organizationSid, organizationSid), eq(files.sid, sid), isNull(files.rowSid)))
     .returning({ size: files.size });
   return row;
 }

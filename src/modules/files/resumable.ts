@@ -7,6 +7,7 @@
 // FILES_RESUMABLE_HOURS, then deleted by the files' GC; a refused one at once.
 //
 //   POST   /files/upload/list/organization/{sid}/   Upload-Length, Upload-Metadata: filename <base64>
+//                                                    (and row, column, replace: an upload to a file cell, row-upload.ts)
 //   HEAD   /files/upload/detail/{id}/               Upload-Offset: how much arrived
 //   PATCH  /files/upload/detail/{id}/               Upload-Offset, Content-Type: application/offset+octet-stream
 //   DELETE /files/upload/detail/{id}/               gives up
@@ -20,6 +21,8 @@ import { FileStore as TusFileStore } from '@tus/file-store';
 import { NodeRequest } from 'srvx/node';
 import type { AppContext } from '../../context.js';
 import type { Membership } from '../../core/access.js';
+import type { Actor } from '../../core/auth.js';
+import { attachTo, rowTargetOf } from './row-upload.js';
 import { errors } from '../../core/errors.js';
 import { commitFile, serializeFile, uploadLimits, uploadRefusal } from './service.js';
 import { receive } from './ingest.js';
@@ -31,6 +34,7 @@ const ORGANIZATION = 'records_organization';
 
 /** Who is making a tus request, known before @tus/server sees it. */
 interface Caller {
+  actor: Actor;
   userSid: string;
   membership: Membership;
   /** The upload this request completed (a file now, or refused for good): its parts are deleted once answered. */
@@ -89,6 +93,7 @@ export class ResumableUploads {
     if (problem) throw tusError(400, problem);
     try {
       await uploadLimits(this.ctx, caller.membership.organizationSid, upload.size);
+      await rowTargetOf(this.ctx, caller.actor, caller.membership.organizationSid, upload.metadata);
     } catch (err) {
       throw asTusError(err);
     }
@@ -102,7 +107,9 @@ export class ResumableUploads {
     try {
       const limits = await uploadLimits(this.ctx, caller.membership.organizationSid, upload.size);
       const received = await receive(this.datastore.read(upload.id), this.ctx.files.store, this.ctx.files.clamd, limits);
-      const row = await commitFile(this.ctx, caller.membership, nameOf(upload.metadata)!, received);
+      // Checked again at the end: the row's state or the caller's role may have changed meanwhile.
+      const target = await rowTargetOf(this.ctx, caller.actor, caller.membership.organizationSid, upload.metadata);
+      const row = await commitFile(this.ctx, caller.membership, nameOf(upload.metadata)!, received, target && attachTo(this.ctx, caller.actor, target));
       return {
         status_code: 200,
         headers: { 'content-type': 'application/json; charset=utf-8' },

@@ -12,8 +12,9 @@ import { actorOf } from '../../core/auth.js';
 import { errors } from '../../core/errors.js';
 import { DetailError, ErrorResponses, Sid } from '../../core/schemas.js';
 import { queryBool } from '../../core/schemas.js';
-import { DownloadQuery, FileShapes, UploadBody } from './schemas.js';
-import { countFiles, pageFiles } from './repository.js';
+import { DownloadQuery, FileShapes, UploadBody, UploadQuery } from './schemas.js';
+import { countFiles, pageFiles, type FileOwner } from './repository.js';
+import { attachTo, prepareRowUpload, rowLevel, type FilesScope } from './row-upload.js';
 import { deleteFile, loadFile, serializeFile } from './service.js';
 import { sendFile } from './download.js';
 import { FILE_FIELD, uploadMultipart } from './upload.js';
@@ -22,6 +23,8 @@ import { ResumableUploads } from './resumable.js';
 const LIMITS_TEXT = 'At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization\'s files (413); '
   + 'with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). '
   + 'The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).';
+
+const ownerOf = (scope: FilesScope): FileOwner => (scope.access ? { rowSid: scope.access.row.sid } : { organizationSid: scope.membership.organizationSid });
 
 const Uploaded = { 413: DetailError, 422: DetailError };
 
@@ -40,30 +43,43 @@ export function registerFiles(app: FastifyInstance, ctx: AppContext): ResumableU
 }
 
 function registerFileRoutes(app: FastifyInstance, ctx: AppContext) {
-  defineList(app, ctx, {
+  defineList<FilesScope, {}, typeof UploadQuery>(app, ctx, {
     path: '/files/file',
     tag: 'files',
-    levels: { organization: organizationLevel },
+    levels: { organization: organizationLevel, row: rowLevel },
     shapes: FileShapes,
     get: {
-      summary: "List an organization's files (Admin, Member)",
-      description: 'Oldest first.',
-      addPermission: (scope) => permissions.file.upload(scope.membership),
-      count: (scope) => countFiles(ctx.db, scope.membership.organizationSid),
-      rows: async (scope, _q, serializer, page) => (await pageFiles(ctx.db, scope.membership.organizationSid, page.limit, page.offset))
+      summary: "List an organization's files not attached to a row yet (Admin, Member), or every file a row's history holds (who may read the row)",
+      description: 'Oldest first. Level row: the files attached to the row, those its cells list now and those they listed before.',
+      addPermission: (scope) => (scope.access
+        ? permissions.cell.write(scope.membership, scope.access.projectRole)
+        : permissions.file.upload(scope.membership)),
+      count: (scope) => countFiles(ctx.db, ownerOf(scope)),
+      rows: async (scope, _q, serializer, page) => (await pageFiles(ctx.db, ownerOf(scope), page.limit, page.offset))
         .map((row) => serializeFile(row, serializer, scope.membership)),
     },
     post: {
-      summary: 'Upload a file (Admin, Member): multipart/form-data, streamed',
+      summary: 'Upload a file (Admin, Member), or upload it straight to a file cell of a row (who may write its cells): multipart/form-data, streamed',
       description: `The file as the part "${FILE_FIELD}" of a multipart/form-data body; its filename is the name kept. The bytes are `
         + 'streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type '
         + 'without its boundary is read from the body\'s first line. For large files, or a link that may break, use the '
-        + `resumable upload (/files/upload/). ${LIMITS_TEXT}`,
+        + `resumable upload (/files/upload/). ${LIMITS_TEXT}\n\nLevel row, with ?column= (a column whose widget is of kind file) `
+        + 'and optionally ?replace= (a file that cell lists): one write — the file is attached to the row, the cell lists it '
+        + '(in the place of the replaced one), the row\'s version is appended (its data carries the file\'s SHA-256) and the '
+        + 'widget\'s price is debited; the answer carries the `cell` and the `version`. The cell POST\'s rules and 406s apply.',
+      query: UploadQuery,
       upload: { mediaType: 'multipart/form-data', schema: UploadBody },
-      allowed: (scope) => permissions.file.upload(scope.membership),
+      allowed: (scope) => (scope.access ? true : permissions.file.upload(scope.membership)),
       answersDetail: true,
-      create: async (scope, _body, _q, _serializer, request) =>
-        serializeFile(await uploadMultipart(ctx, scope.membership, request), 'detail', scope.membership),
+      create: async (scope, _body, query, _serializer, request) => {
+        let attach;
+        if (scope.access) {
+          attach = attachTo(ctx, scope.actor, await prepareRowUpload(ctx, scope.access, query.column, query.replace));
+        } else if (query.column !== undefined || query.replace !== undefined) {
+          throw errors.field(query.column !== undefined ? 'column' : 'replace', 'Only an upload to a row (level row) names a column or a file to replace.');
+        }
+        return serializeFile(await uploadMultipart(ctx, scope.membership, request, attach), 'detail', scope.membership);
+      },
     },
   });
 
@@ -135,6 +151,7 @@ function registerResumableRoutes(app: FastifyInstance, ctx: AppContext, resumabl
       tags: ['files'],
       summary: 'Begin a resumable upload (tus 1.0 creation; Admin, Member)',
       description: `${TUS_HEADERS} Upload-Length (the file's size) and Upload-Metadata with \`filename\` (base64) are required; `
+        + 'with `row` and `column` (and `replace`) in the metadata too, the finished upload goes to that file cell as the multipart upload to a row does; '
         + 'a first part may come along (creation-with-upload). Answers 201 with Location: /files/upload/detail/{id}/, to which '
         + 'the bytes are PATCHed; the PATCH that completes the upload answers 200 with the file\'s descriptor. An unfinished upload '
         + `is kept FILES_RESUMABLE_HOURS for its client to resume (HEAD tells how much arrived). ${LIMITS_TEXT}`,
@@ -145,7 +162,7 @@ function registerResumableRoutes(app: FastifyInstance, ctx: AppContext, resumabl
     const actor = actorOf(request);
     const membership = await requireOrganizationMember(ctx.db, actor, (request.params as { sid: string }).sid);
     if (!permissions.file.upload(membership)) throw errors.forbidden();
-    return resumable.handle(request, reply, { userSid: actor.userSid, membership });
+    return resumable.handle(request, reply, { actor, userSid: actor.userSid, membership });
   });
   refuseOtherMethods(app, create, ['POST']);
 
@@ -153,7 +170,7 @@ function registerResumableRoutes(app: FastifyInstance, ctx: AppContext, resumabl
     const actor = actorOf(request);
     const organizationSid = await resumable.ownedBy((request.params as { id: string }).id, actor.userSid);
     const membership = await requireOrganizationMember(ctx.db, actor, organizationSid);
-    return resumable.handle(request, reply, { userSid: actor.userSid, membership });
+    return resumable.handle(request, reply, { actor, userSid: actor.userSid, membership });
   };
   app.route({
     method: 'HEAD',

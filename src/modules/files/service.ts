@@ -6,22 +6,27 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
 import type { Serializer } from '../../core/resource.js';
 import { ApiError, errors } from '../../core/errors.js';
-import { newSid } from '../../core/ids.js';
+import { isSid, newSid } from '../../core/ids.js';
+import type { Db } from '../../db/client.js';
+import { readableRow } from '../rows/service.js';
 import { loadOrganizationRecord, type Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { Infected, ScannerUnavailable } from '../../storage/clamd.js';
 import { receive, OverLimit, type Received } from './ingest.js';
 import { nameProblem } from './names.js';
 import { sniffMediaType } from './sniff.js';
-import { addUsage, deleteFileRow, touchObject, findFile, holdObject, insertFile, subtractUsage, usedBytes, type FileRow } from './repository.js';
+import { addUsage, deleteFileRow, touchObject, findFile, holdObject, insertFile, refreshObject, subtractUsage, usedBytes, type FileRow } from './repository.js';
 
-/** A descriptor in a shape, for a caller with `membership`. */
-export function serializeFile(row: FileRow, serializer: Serializer, membership: Membership) {
+/** A descriptor in a shape, for a caller with `membership`. A file attached to a row is its history's: nobody deletes it. */
+export function serializeFile(row: FileRow & { attached?: Attached }, serializer: Serializer, membership: Membership) {
   if (serializer === 'name') return { sid: row.sid, name: row.name };
-  const change_permission = permissions.file.delete(membership, row.uploaded_by_sid);
-  const common = { sid: row.sid, name: row.name, size: Number(row.size), media_type: row.media_type, sha256: row.sha256 };
+  const change_permission = row.row_sid === null && permissions.file.delete(membership, row.uploaded_by_sid);
+  const common = { sid: row.sid, name: row.name, size: Number(row.size), media_type: row.media_type, sha256: row.sha256, row: row.row_sid };
   if (serializer === 'list') return { ...common, date_created: row.date_created, change_permission };
-  return { ...common, uploaded_by: { sid: row.uploaded_by_sid, name: row.uploaded_by_name }, date_created: row.date_created, change_permission };
+  return {
+    ...common, uploaded_by: { sid: row.uploaded_by_sid, name: row.uploaded_by_name }, date_created: row.date_created, change_permission,
+    ...(row.attached ? { cell: row.attached.cell, version: row.attached.version } : {}),
+  };
 }
 
 const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`);
@@ -66,25 +71,60 @@ export async function uploadLimits(ctx: AppContext, organizationSid: string, dec
  * place under that lock (kept once), the descriptor written. The object's row is first
  * written on its own, so that an object put by a transaction that then fails is known
  * to the GC (gc.ts).
+ *
+ * An upload to a cell (`attach`) locks the row first, like every cell write (one lock order:
+ * row, usage, credits), and so puts its object in place before, in a short transaction of
+ * its own (the object's row locked, the object put): the slow part — a flush and a rename,
+ * or an S3 copy — then holds no record's row, and twenty uploads to one row take turns
+ * quickly. Its transaction locks the object's row again, which must still be there (the GC
+ * deletes an object only FILES_GC_GRACE_SECONDS after the date just set; 503 otherwise).
+ * The price: an upload to a cell refused by the quota at that point (a race the early
+ * check did not see) leaves its object to the GC.
  */
-export async function commitFile(ctx: AppContext, membership: Membership, name: string, received: Received): Promise<FileRow> {
+export async function commitFile(ctx: AppContext, membership: Membership, name: string, received: Received, attach?: Attach): Promise<FileRow & { attached?: Attached }> {
   const { sha256, size, writer } = received;
   try {
     const mediaType = await sniffMediaType(received.head);
-    await holdObject(ctx.database.db, sha256, size);
+    if (attach) {
+      await ctx.database.db.transaction(async (tx) => {
+        await holdObject(tx, sha256, size);
+        await writer.commit(sha256, size);
+      });
+    } else {
+      await holdObject(ctx.database.db, sha256, size);
+    }
     const sid = newSid();
-    await ctx.database.db.transaction(async (tx) => {
+    const attached = await ctx.database.db.transaction(async (tx) => {
+      const target = attach ? await attach.lock(tx) : undefined;
       if (!(await addUsage(tx, membership.organizationSid, size, ctx.files.config.quotaBytes))) {
         throw new OverLimit('quota', ctx.files.config.quotaBytes - await usedBytes(tx, membership.organizationSid));
       }
-      await holdObject(tx, sha256, size);
-      await writer.commit(sha256, size);
-      await insertFile(tx, { sid, organizationSid: membership.organizationSid, sha256, size, mediaType, name, uploadedBy: membership.personnelSid });
+      if (!attach) {
+        await holdObject(tx, sha256, size);
+        await writer.commit(sha256, size);
+      } else if (!(await refreshObject(tx, sha256))) {
+        throw new ApiError(503, { detail: 'The stored bytes were collected while the upload finished; send the file again.' }, { 'retry-after': '1' });
+      }
+      await insertFile(tx, {
+        sid, organizationSid: membership.organizationSid, sha256, size, mediaType, name, uploadedBy: membership.personnelSid, rowSid: target?.rowSid,
+      });
+      return target ? target.attach(tx, sid) : undefined;
     });
-    return (await findFile(ctx.db, sid))!;
+    return { ...(await findFile(ctx.db, sid))!, ...(attached ? { attached } : {}) };
   } finally {
     await writer.abort().catch(() => {});
   }
+}
+
+/** Where an upload straight to a cell goes (row-upload.ts): the row locked in the upload's transaction, then the cell written. */
+export interface Attach {
+  lock(tx: Db): Promise<{ rowSid: string; attach(tx: Db, fileSid: string): Promise<Attached> }>;
+}
+
+/** The cell an upload was attached to and the row's version that records it. */
+export interface Attached {
+  cell: string;
+  version: number | null;
 }
 
 /** An upload's bytes from `source` into a new file (the caller has checked the role and the name). */
@@ -94,9 +134,17 @@ export async function uploadFile(ctx: AppContext, membership: Membership, name: 
   return commitFile(ctx, membership, name, received);
 }
 
-/** A descriptor the caller may read: 404 outside their organizations, 403 for a former member. */
+/**
+ * A descriptor the caller may read. A file not attached yet: 404 outside its organization,
+ * 403 for a former member. A file attached to a row: exactly the row's rules (404 for who
+ * cannot read the row, 403 for a former member).
+ */
 export async function loadFile(ctx: AppContext, actor: Actor, sid: string): Promise<{ row: FileRow; membership: Membership }> {
-  const { row, membership } = await loadOrganizationRecord(ctx.db, actor, sid, (s) => findFile(ctx.db, s));
+  if (!isSid(sid)) throw errors.notFound();
+  const file = await findFile(ctx.db, sid);
+  if (!file) throw errors.notFound();
+  if (file.row_sid !== null) return { row: file, membership: (await readableRow(ctx, actor, file.row_sid)).membership };
+  const { row, membership } = await loadOrganizationRecord(ctx.db, actor, sid, async () => file);
   if (!permissions.file.read(membership)) throw errors.forbidden();
   return { row, membership };
 }
@@ -107,10 +155,18 @@ export async function loadFile(ctx: AppContext, actor: Actor, sid: string): Prom
  */
 export async function deleteFile(ctx: AppContext, actor: Actor, sid: string): Promise<void> {
   const { row, membership } = await loadFile(ctx, actor, sid);
+  if (row.row_sid !== null) {
+    throw errors.conflict(`The file is attached to the row ${row.row_sid}, whose versions refer to it: it stays as long as the row. Remove it from the cell instead (its versions keep it).`);
+  }
   if (!permissions.file.delete(membership, row.uploaded_by_sid)) throw errors.forbidden();
   await ctx.db.transaction(async (tx) => {
     const gone = await deleteFileRow(tx, row.organization_sid, sid);
-    if (!gone) return;
+    // Not deleted: gone already, or attached to a row meanwhile (a cell's write came first).
+    if (!gone) {
+      const now = await findFile(tx, sid);
+      if (now?.row_sid) throw errors.conflict(`The file is attached to the row ${now.row_sid}, whose versions refer to it: it stays as long as the row.`);
+      return;
+    }
     await subtractUsage(tx, row.organization_sid, Number(gone.size));
     // The grace period counts from now: an object is deleted only once nothing has named it for that long.
     await touchObject(tx, row.sha256);

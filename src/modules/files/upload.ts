@@ -10,7 +10,7 @@ import { ApiError, errors } from '../../core/errors.js';
 import { lingerAfterRefusal } from '../../core/protocol-errors.js';
 import { receive, type Received } from './ingest.js';
 import { BodyInterrupted, isMultipart, readMultipart } from './multipart.js';
-import { checkName, commitFile, uploadLimits, uploadRefusal } from './service.js';
+import { checkName, commitFile, uploadLimits, uploadRefusal, type Attach, type Attached } from './service.js';
 import type { FileRow } from './repository.js';
 
 /** The most a multipart body may hold besides its file (part headers and fields, multipart.ts LIMITS). */
@@ -19,7 +19,7 @@ const OVERHEAD_BYTES = 2 * 1024 * 1024;
 /** The file part's field name. */
 export const FILE_FIELD = 'file';
 
-export async function uploadMultipart(ctx: AppContext, membership: Membership, request: FastifyRequest): Promise<FileRow> {
+export async function uploadMultipart(ctx: AppContext, membership: Membership, request: FastifyRequest, attach?: Attach): Promise<FileRow & { attached?: Attached }> {
   const raw = request.raw;
   let received: Received | null = null;
   try {
@@ -42,7 +42,7 @@ export async function uploadMultipart(ctx: AppContext, membership: Membership, r
     if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map((f) => [f, 'Unknown field.'])));
     const done = received!;
     received = null;
-    return await commitFile(ctx, membership, name, done);
+    return await commitFile(ctx, membership, name, done, attach);
   } catch (err) {
     await (received as Received | null)?.writer.abort().catch(() => {});
     if (err instanceof BodyInterrupted) throw errors.badRequest('The upload was interrupted before its body was whole; nothing was stored.');

@@ -6,6 +6,7 @@ import { query, type Db } from '../../db/client.js';
 import { newSid } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
 import { enqueueMailSql } from '../../mail/outbox.js';
+import { plainName, plainNameSql, plainText } from '../../mail/compose.js';
 import { activeMember } from '../../core/rules.js';
 import { permissions } from '../../core/permissions.js';
 import { takeHitsSql } from '../../core/rate-limit.js';
@@ -42,6 +43,22 @@ export interface LiveEvent {
 }
 
 const NAME = sql`coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), p.email)`;
+/** The longest a notification's subject is quoted in its mail (then cut with "…"). */
+const SUBJECT_MAX = 120;
+/** The longest a notification's body is quoted in its mail. */
+const BODY_MAX = 2_000;
+
+/**
+ * Rule: whether a notification is mailed to the recipient `alias` (a personnel row joined
+ * with the notification's `i.should_email`). Only after the person accepted the organization
+ * (personnel/consent.ts); then their own choice of should_receive_notification_email wins,
+ * and a sender's should_email mails only those who never chose (the spec's "regardless of the
+ * recipient's email settings", for settings left as they came). docs/decisions.md, "Consent before mail".
+ */
+export const MAILED = {
+  sql: (alias: string, shouldEmail: boolean): SQL => sql`(${sql.raw(alias)}.date_accepted IS NOT NULL AND (${sql.raw(alias)}.should_receive_notification_email
+    OR (${shouldEmail}::boolean AND NOT ${sql.raw(alias)}.notification_email_chosen)))`,
+};
 
 /** What a sender asks of a notification beyond sendNotifications' own rules (the API's POST). */
 export interface SendConditions {
@@ -108,7 +125,7 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
   const quota = conditions.quota;
   const from = sql`coalesce(s.name, 'The Records Service')`;
   const item = (name: SQL, fromName: SQL) => sql`json_build_object('sid', m.sid, 'organization_sid', i.org, 'user_sid', f.user_sid,
-    'email', i.should_email OR f.wants_email,
+    'email', coalesce(f.mailable, false),
     'item', json_build_object('sid', m.sid, 'name', ${name},
       'From', CASE WHEN s.sid IS NULL THEN NULL ELSE json_build_object('sid', s.sid, 'name', ${fromName}) END,
       'is_read', false, 'change_permission', true))::text`;
@@ -127,7 +144,8 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
     wanted (ord, sid, new_sid) AS (VALUES ${sql.join(wantedRows, sql`, `)}),
     found AS (
       SELECT w.ord, w.sid, w.new_sid, p.user_sid, p.email, ${NAME} AS name,
-             p.should_receive_notification_email AS wants_email, coalesce(${activeMember.sql('p')}, false) AS active
+             p.should_receive_notification_email AS wants_email, coalesce(${activeMember.sql('p')}, false) AS active,
+             ${MAILED.sql('p', shouldEmail)} AS mailable
         FROM wanted w LEFT JOIN personnel p ON p.sid = w.sid AND p.organization_sid = ${org}
     ),
     sender AS (SELECT p.sid, p.user_sid, ${NAME} AS name FROM personnel p WHERE p.sid = ${input.senderSid}::text AND p.organization_sid = ${org}),
@@ -149,10 +167,10 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
       RETURNING sid, date_created, date_updated
     ),
     mailed AS (${enqueueMailSql(sql`
-      SELECT f.email, i.name, ${mailBody(sql`o.name`, from, input, sql`m.sid`)}, f.user_sid, false
+      SELECT f.email, ${plainName(input.name, SUBJECT_MAX)}::text, ${mailBody(plainNameSql(sql`o.name`), plainNameSql(from), input, sql`m.sid`)}, NULL::text, f.user_sid, false
         FROM made m JOIN found f ON f.new_sid = m.sid CROSS JOIN input i
         JOIN organizations o ON o.sid = i.org LEFT JOIN sender s ON TRUE
-       WHERE i.should_email OR f.wants_email`)}),
+       WHERE f.mailable`)}),
     notified AS (
       SELECT pg_notify(${NOTIFICATION_CHANNEL}, CASE WHEN octet_length(e.payload) < ${MAX_PAYLOAD_BYTES} THEN e.payload ELSE e.shortened END)
         FROM made m JOIN found f ON f.new_sid = m.sid CROSS JOIN input i LEFT JOIN sender s ON TRUE,
@@ -193,13 +211,14 @@ function mailBody(organization: SQL, from: SQL, input: NotificationInput, sid: S
   const lines: (string | SQL)[][] = [
     [from, ' sent you a notification in ', organization, ':'],
     [''],
-    [input.name],
+    [plainName(input.name, SUBJECT_MAX)],
     [''],
-    [input.body],
+    [plainText(input.body, BODY_MAX)],
   ];
-  if (input.rows?.length) lines.push([''], ['About:'], ...input.rows.map((r) => [`  - ${r.name} (${r.sid})`]));
+  if (input.rows?.length) lines.push([''], ['About:'], ...input.rows.map((r) => [`  - ${plainName(r.name)} (${r.sid})`]));
   lines.push([''], ['Read it in the Records Service: GET /notifications/notification/detail/', sid, '/'], [''],
-    ['You receive this email because the sender asked for it or your settings (should_receive_notification_email) say so.']);
+    ['You receive this email because you accepted this organization and your settings (should_receive_notification_email) or the sender asked for it; '
+      + 'turn should_receive_notification_email off on your member record (the Account page) and no notification is mailed to you.']);
   // Adjacent texts become one parameter; the SQL pieces are concatenated between them.
   const pieces: (string | SQL)[] = [];
   lines.forEach((line, i) => {

@@ -31,6 +31,8 @@ export async function createOrganization(
   await tx.insert(personnel).values({
     sid: newSid(), organizationSid: sid, userSid: admin.sid, email: admin.email,
     firstName: admin.firstName, lastName: admin.lastName, isAdministrator: true, updatedBy: admin.sid,
+    // Whoever creates an organization has accepted it (docs/decisions.md, "Consent before mail").
+    dateAccepted: sql`now()` as never, invitedBy: admin.sid,
   });
   return sid;
 }

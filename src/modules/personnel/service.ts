@@ -10,6 +10,7 @@ import { newSid } from '../../core/ids.js';
 import { normalizeEmail } from '../../core/email.js';
 import { toBool } from '../../core/schemas.js';
 import { enqueueMail } from '../../mail/outbox.js';
+import { takeHits } from '../../core/rate-limit.js';
 import { createResetTag, ensureUser, takeSenderMailQuota, INVITATION_DAYS } from '../accounts/service.js';
 import { createProofTag, isProven } from '../accounts/email-proof.js';
 import { invitationMail, proofMail } from '../accounts/mails.js';
@@ -101,7 +102,7 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
       if (existing) throw errors.field('email', `${input.email} is already a member of this organization.`);
       const sid = newSid();
       await tx.insert(personnel).values({
-        sid, organizationSid: orgSid, userSid: user.sid, email: input.email,
+        sid, organizationSid: orgSid, userSid: user.sid, email: input.email, invitedBy: actor.userSid,
         // Not the account's names: the answer must not tell whether the address has an account.
         firstName: input.first_name ?? '', lastName: input.last_name ?? '',
         title: input.title ?? '',
@@ -111,19 +112,33 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
         isArchived: input.is_archived === undefined ? false : toBool(input.is_archived),
         updatedBy: actor.userSid,
       });
+      // The one invitation: until it is accepted, the organization mails the person nothing else.
       if (!user.emailVerifiedAt) {
-        const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60);
-        await enqueueMail(tx, invitationMail(ctx.config.mailBaseUrl, user.email, membership.organizationName, inviter, tag, INVITATION_DAYS));
+        const tag = await createResetTag(tx, user.sid, INVITATION_DAYS * 24 * 60, sid);
+        await enqueueMail(tx, invitationMail(ctx.config.mailBaseUrl, user.email, membership.organizationName, inviter, { tag, days: INVITATION_DAYS }));
         invitations += 1;
+      } else {
+        await enqueueMail(tx, invitationMail(ctx.config.mailBaseUrl, user.email, membership.organizationName, inviter, { personnelSid: sid, userSid: user.sid }));
       }
       created.push(sid);
     }
+    await takeInvitations(ctx, tx, actor.userSid, inputs.length);
     await takeSenderMailQuota(ctx, tx, actor.userSid, invitations);
     return created;
   });
   ctx.mail.kick();
   const rows = await findBySids(ctx.db, orgSid, sids);
   return sids.map((sid) => rows.find((r) => r.sid === sid)!);
+}
+
+/**
+ * Takes `n` from the sender's daily invitations (INVITATIONS_PER_USER_PER_DAY): everyone added
+ * to an organization gets one invitation mail. 429 beyond; the caller's transaction rolls back.
+ */
+async function takeInvitations(ctx: AppContext, tx: Db, userSid: string, n: number) {
+  const max = ctx.config.invitationsPerUserPerDay;
+  const taken = await takeHits(tx, `invite:user:${userSid}`, n, max, 86_400);
+  if (!taken.ok) throw errors.quotaExceeded(`You may add at most ${max} people to organizations a day.`, taken.retryAfter);
 }
 
 /** The personnel record `sid` and the caller's standing in its organization (404 / 403 otherwise). */
@@ -160,6 +175,8 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
     shouldReceiveMentionNotification: flag(changes.should_receive_mention_notification),
     shouldReceiveRecordChangeNotification: flag(changes.should_receive_record_change_notification),
     shouldReceiveNotificationEmail: flag(changes.should_receive_notification_email),
+    // The person's own choice wins over a sender's should_email from now on (notifications/send.ts, MAILED).
+    notificationEmailChosen: changes.should_receive_notification_email !== undefined && row.sid === membership.personnelSid ? true : undefined,
   };
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   // An empty PATCH changes nothing: not even who updated the record last, or when.

@@ -178,7 +178,9 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       tags: ['rows'],
       summary: "Verify a row's whole version chain",
       description: 'Recomputes every version hash from the stored data and checks numbering, links and the row head. '
-        + 'Reports is_valid, the first invalid version and up to 100 problems.',
+        + 'Reports is_valid, the first invalid version and up to 100 problems. The files the versions\' file cells list are '
+        + 'read back from storage and hashed: a file whose bytes no longer match the SHA-256 its version carries (or that is '
+        + 'missing) is a problem of the first version listing it, naming the file (`file`).',
       params: Type.Object({ sid: Type.String() }),
       response: { 200: ChainReport, ...ErrorResponses },
     },
@@ -188,7 +190,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
     // process's heavy-work budget, reserved until it answers (503 past the budget).
     ctx.heavy.takeFor(reply, ctx.config.answerMaxBytes);
     const batchBytes = Math.floor(ctx.config.answerMaxBytes / 2);
-    return verifyChain(ctx.db, row, batchBytes, Math.floor(batchBytes / rowRecordBytes(ctx.config)));
+    return verifyChain(ctx.db, row, batchBytes, Math.floor(batchBytes / rowRecordBytes(ctx.config)), ctx.files.store);
   });
   refuseOtherMethods(app, verifyUrl, ['GET']);
 }

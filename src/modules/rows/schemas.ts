@@ -43,7 +43,13 @@ export const ChainReport = Type.Object({
   head_version: Type.Integer({ description: "the row's latest version number" }),
   is_valid: Type.Boolean({ description: 'true when every check passed' }),
   first_invalid_version: Type.Union([Type.Integer(), Type.Null()]),
-  problems: Type.Array(Type.Object({ version: Type.Integer(), problem: Type.String() }), { description: 'at most 100' }),
+  problems: Type.Array(Type.Object({
+    version: Type.Integer(),
+    problem: Type.String(),
+    file: Type.Optional(Type.Object({ sid: Type.String(), name: Type.String(), sha256: Type.String() }, {
+      description: "a file whose stored bytes no longer match the SHA-256 its version carries (or are missing): the first version that lists it",
+    })),
+  }), { description: 'at most 100' }),
   date_verified: Timestamp,
 }, { title: 'ChainReport' });
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Body, Money, Sid, StringEnum, Text, Timestamp } from '../../core/schemas.js';
 
 /** What a widget does: the kinds of the built-in widgets (migration 0002). */
-export const WIDGET_KINDS = ['text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature'] as const;
+export const WIDGET_KINDS = ['text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature', 'file'] as const;
 export const WidgetKind = StringEnum(WIDGET_KINDS, {
   description: `what the widget does: ${WIDGET_KINDS.join(', ')}`,
 });

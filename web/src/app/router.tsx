@@ -13,6 +13,9 @@ import { OrganizationOverview } from '../features/organizations/components/overv
 import { GridPage } from '../features/grid/components/grid-page';
 import { RunWorkflow } from '../features/workflows/components/run-workflow';
 import { HistoryPage } from '../features/history/components/history-page';
+import { FileCell } from '../features/files/components/file-cell';
+import { FileHistory } from '../features/files/components/file-history';
+import { FILE_KIND } from '../features/files/api/files';
 import { PersonnelPage } from '../features/personnel/components/personnel-page';
 import { ProjectPage } from '../features/projects/components/project-page';
 import { TablePage } from '../features/tables/components/table-page';
@@ -22,6 +25,7 @@ import { NotificationPage } from '../features/notifications/components/notificat
 import { AccountPage } from '../features/account/components/account-page';
 import { NotificationSettings } from '../features/notifications/components/notification-settings';
 import { Shell } from './shell';
+import { AcceptInvitationPage } from '../features/invitations/components/invitations';
 
 interface RouterContext {
   queryClient: QueryClient;
@@ -142,6 +146,19 @@ const homeRoute = createRoute({
   },
 });
 
+// The invitation mail's link for an account that has a password: {PUBLIC_URL}/organizations/personnel/detail/{sid}/accept/.
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/organizations/personnel/detail/$sid/accept',
+  component: function AcceptInvitation() {
+    return (
+      <Shell>
+        <AcceptInvitationPage sid={acceptInvitationRoute.useParams().sid} />
+      </Shell>
+    );
+  },
+});
+
 const newOrganizationRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/organizations/new',
@@ -222,6 +239,20 @@ const rowsRoute = createRoute({
         projectSid={project}
         search={q}
         rowAction={(row) => <RunWorkflow orgSid={org} tableSid={table} row={row} />}
+        customCells={{
+          kinds: [FILE_KIND],
+          render: ({ row, column, data, block, onChanged }) => (
+            <FileCell
+              rowSid={row.sid}
+              rowName={row.name}
+              columnSid={column.sid}
+              columnName={column.name}
+              data={data}
+              block={block}
+              onUploaded={onChanged}
+            />
+          ),
+        }}
       />
     );
   },
@@ -232,7 +263,14 @@ const historyRoute = createRoute({
   path: '/rows/$row',
   component: function History() {
     const { org, row } = historyRoute.useParams();
-    return <HistoryPage key={row} orgSid={org} rowSid={row} />;
+    return (
+      <HistoryPage
+        key={row}
+        orgSid={org}
+        rowSid={row}
+        files={({ columnNames, mismatched }) => <FileHistory orgSid={org} rowSid={row} columnNames={columnNames} mismatched={mismatched} />}
+      />
+    );
   },
 });
 
@@ -257,7 +295,8 @@ const accountRoute = createRoute({
   getParentRoute: () => organizationRoute,
   path: '/account',
   component: function Account() {
-    return <AccountPage notificationSettings={<NotificationSettings orgSid={accountRoute.useParams().org} />} />;
+    const { org } = accountRoute.useParams();
+    return <AccountPage orgSid={org} notificationSettings={<NotificationSettings orgSid={org} />} />;
   },
 });
 
@@ -326,6 +365,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     homeRoute,
     newOrganizationRoute,
+    acceptInvitationRoute,
     administrationRoute.addChildren([adminOrganizationsRoute, adminAccountsRoute, adminSettingsRoute, adminMailRoute]),
     organizationRoute.addChildren([
       overviewRoute,

@@ -11,6 +11,7 @@ import { OrganizationBadge, OrganizationSwitcher } from '../features/organizatio
 import { InboxLink } from '../features/notifications/components/inbox-link';
 import { LiveNotificationsProvider } from '../features/notifications/components/live-context';
 import { refreshAfterAccessChange } from './live-access';
+import { InvitationPrompt } from '../features/invitations/components/invitations';
 
 /** The frame around `children`, or around the route's screen (the Outlet). */
 export function Shell({ orgSid, children }: { orgSid?: string; children?: ReactNode }) {
@@ -68,6 +69,7 @@ export function Shell({ orgSid, children }: { orgSid?: string; children?: ReactN
           ))}
         <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/signin' }) })}>Sign out</Button>
       </header>
+      {user?.is_email_verified && <InvitationPrompt />}
       <div id="content">{children ?? <Outlet />}</div>
     </>
   );

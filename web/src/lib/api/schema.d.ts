@@ -638,6 +638,86 @@ export interface paths {
         patch: operations["updatePersonnel"];
         trace?: never;
     };
+    "/organizations/personnel/detail/{sid}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the organization of your own personnel record: from now on it may mail you
+         * @description Someone added to an organization is a member at once, but the organization mails them nothing (no notification mail, no digest) but the one invitation until they accept it here, by the invitation's link, or by setting their password with an invitation's tag. Only on one's own record (404 otherwise); 400 for a record that is archived or ended.
+         */
+        post: operations["acceptOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/personnel/detail/{sid}/leave/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the organization of your own personnel record
+         * @description Anyone may leave: the record is archived (it gives no access), is no Admin's any more and is no longer accepted, so the organization mails nothing even if an Admin makes it active again. The last active Admin cannot leave (400 on `sid`). Only on one's own record (404 otherwise).
+         */
+        post: operations["leaveOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your memberships not accepted yet (at most 100, newest first)
+         * @description The organizations that added the caller and that the caller has not accepted (POST …/accept/) nor left (POST …/leave/).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/invitation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitation an emailed invitation tag is for
+         * @description For the page where an invitee chooses a password: the address, the organization and who invited them. 400 on `tag` for a tag that is used, expired, or a password reset's.
+         */
+        get: operations["showInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/project/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -1353,7 +1433,7 @@ export interface paths {
         };
         /**
          * Verify a row's whole version chain
-         * @description Recomputes every version hash from the stored data and checks numbering, links and the row head. Reports is_valid, the first invalid version and up to 100 problems.
+         * @description Recomputes every version hash from the stored data and checks numbering, links and the row head. Reports is_valid, the first invalid version and up to 100 problems. The files the versions' file cells list are read back from storage and hashed: a file whose bytes no longer match the SHA-256 its version carries (or that is missing) is a problem of the first version listing it, naming the file (`file`).
          */
         get: operations["verifyRow"];
         put?: never;
@@ -2373,18 +2453,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an organization's files (Admin, Member) (name shape)
-         * @description Oldest first.
+         * List an organization's files not attached to a row yet (Admin, Member), or every file a row's history holds (who may read the row) (name shape)
+         * @description Oldest first. Level row: the files attached to the row, those its cells list now and those they listed before.
          *
-         *     Levels: organization.
+         *     Levels: organization, row.
          */
         get: operations["listFilesName"];
         put?: never;
         /**
-         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * Upload a file (Admin, Member), or upload it straight to a file cell of a row (who may write its cells): multipart/form-data, streamed (answers the detail shape)
          * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
          *
-         *     Levels: organization.
+         *     Level row, with ?column= (a column whose widget is of kind file) and optionally ?replace= (a file that cell lists): one write — the file is attached to the row, the cell lists it (in the place of the replaced one), the row's version is appended (its data carries the file's SHA-256) and the widget's price is debited; the answer carries the `cell` and the `version`. The cell POST's rules and 406s apply.
+         *
+         *     Levels: organization, row.
          */
         post: operations["createFileName"];
         delete?: never;
@@ -2401,18 +2483,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an organization's files (Admin, Member) (list shape)
-         * @description Oldest first.
+         * List an organization's files not attached to a row yet (Admin, Member), or every file a row's history holds (who may read the row) (list shape)
+         * @description Oldest first. Level row: the files attached to the row, those its cells list now and those they listed before.
          *
-         *     Levels: organization.
+         *     Levels: organization, row.
          */
         get: operations["listFilesList"];
         put?: never;
         /**
-         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * Upload a file (Admin, Member), or upload it straight to a file cell of a row (who may write its cells): multipart/form-data, streamed (answers the detail shape)
          * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
          *
-         *     Levels: organization.
+         *     Level row, with ?column= (a column whose widget is of kind file) and optionally ?replace= (a file that cell lists): one write — the file is attached to the row, the cell lists it (in the place of the replaced one), the row's version is appended (its data carries the file's SHA-256) and the widget's price is debited; the answer carries the `cell` and the `version`. The cell POST's rules and 406s apply.
+         *
+         *     Levels: organization, row.
          */
         post: operations["createFileList"];
         delete?: never;
@@ -2429,18 +2513,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an organization's files (Admin, Member) (detail shape)
-         * @description Oldest first.
+         * List an organization's files not attached to a row yet (Admin, Member), or every file a row's history holds (who may read the row) (detail shape)
+         * @description Oldest first. Level row: the files attached to the row, those its cells list now and those they listed before.
          *
-         *     Levels: organization.
+         *     Levels: organization, row.
          */
         get: operations["listFilesDetail"];
         put?: never;
         /**
-         * Upload a file (Admin, Member): multipart/form-data, streamed (answers the detail shape)
+         * Upload a file (Admin, Member), or upload it straight to a file cell of a row (who may write its cells): multipart/form-data, streamed (answers the detail shape)
          * @description The file as the part "file" of a multipart/form-data body; its filename is the name kept. The bytes are streamed to storage as they arrive and kept once however often they are uploaded (by SHA-256). A Content-Type without its boundary is read from the body's first line. For large files, or a link that may break, use the resumable upload (/files/upload/). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
          *
-         *     Levels: organization.
+         *     Level row, with ?column= (a column whose widget is of kind file) and optionally ?replace= (a file that cell lists): one write — the file is attached to the row, the cell lists it (in the place of the replaced one), the row's version is appended (its data carries the file's SHA-256) and the widget's price is debited; the answer carries the `cell` and the `version`. The cell POST's rules and 406s apply.
+         *
+         *     Levels: organization, row.
          */
         post: operations["createFileDetail"];
         delete?: never;
@@ -2504,7 +2590,7 @@ export interface paths {
         put?: never;
         /**
          * Begin a resumable upload (tus 1.0 creation; Admin, Member)
-         * @description Tus-Resumable: 1.0.0 on every request but OPTIONS. Upload-Length (the file's size) and Upload-Metadata with `filename` (base64) are required; a first part may come along (creation-with-upload). Answers 201 with Location: /files/upload/detail/{id}/, to which the bytes are PATCHed; the PATCH that completes the upload answers 200 with the file's descriptor. An unfinished upload is kept FILES_RESUMABLE_HOURS for its client to resume (HEAD tells how much arrived). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
+         * @description Tus-Resumable: 1.0.0 on every request but OPTIONS. Upload-Length (the file's size) and Upload-Metadata with `filename` (base64) are required; with `row` and `column` (and `replace`) in the metadata too, the finished upload goes to that file cell as the multipart upload to a row does; a first part may come along (creation-with-upload). Answers 201 with Location: /files/upload/detail/{id}/, to which the bytes are PATCHed; the PATCH that completes the upload answers 200 with the file's descriptor. An unfinished upload is kept FILES_RESUMABLE_HOURS for its client to resume (HEAD tells how much arrived). At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization's files (413); with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). The media type is sniffed from the bytes; the name is kept as typed (400 for an empty name, one over 1000 characters, or control characters).
          */
         post: operations["createResumableUpload"];
         delete?: never;
@@ -3068,6 +3154,41 @@ export interface components {
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
             should_receive_notification_email?: boolean;
         };
+        /** OrganizationRef */
+        OrganizationRef: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** ConsentAnswer */
+        ConsentAnswer: {
+            detail: string;
+            organization: components["schemas"]["OrganizationRef"];
+        };
+        /** Invitation */
+        Invitation: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            personnel_sid: string;
+            organization: components["schemas"]["OrganizationRef"];
+            /** @description the name of who added the person (null: unknown) */
+            invited_by: string | null;
+        };
+        /** InvitationList */
+        InvitationList: {
+            results: components["schemas"]["Invitation"][];
+        };
+        /** TagInvitation */
+        TagInvitation: {
+            email: string;
+            organization: components["schemas"]["OrganizationRef"];
+            invited_by: string | null;
+        };
         /** ProjectName */
         ProjectName: {
             /**
@@ -3390,10 +3511,10 @@ export interface components {
             /** @description whether cells of this widget may be added to a locked row */
             addable_at_readonly?: boolean;
             /**
-             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file
              * @enum {string}
              */
-            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file";
         };
         /** WidgetList */
         WidgetList: {
@@ -3479,10 +3600,10 @@ export interface components {
             /** @description whether cells of this widget may be added to a locked row */
             addable_at_readonly?: boolean;
             /**
-             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file
              * @enum {string}
              */
-            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature";
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file";
         };
         /** ColumnName */
         ColumnName: {
@@ -3769,6 +3890,12 @@ export interface components {
             problems: {
                 version: number;
                 problem: string;
+                /** @description a file whose stored bytes no longer match the SHA-256 its version carries (or are missing): the first version that lists it */
+                file?: {
+                    sid: string;
+                    name: string;
+                    sha256: string;
+                };
             }[];
             /**
              * @description ISO 8601 UTC timestamp with microseconds
@@ -5034,6 +5161,8 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             sha256: string;
+            /** @description the row whose file cell it was attached to (its versions refer to it; reading it follows the row's rules); null: not attached yet */
+            row: string | (never | null);
             /** @description the personnel record of the uploader */
             uploaded_by: {
                 /**
@@ -5049,6 +5178,10 @@ export interface components {
              */
             date_created: string;
             change_permission: boolean;
+            /** @description an upload to a row: the cell that lists the file now */
+            cell?: string;
+            /** @description an upload to a row: the row's version that records it */
+            version?: number | null;
         };
         /** FileList */
         FileList: {
@@ -5071,6 +5204,8 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             sha256: string;
+            /** @description the row whose file cell it was attached to (its versions refer to it; reading it follows the row's rules); null: not attached yet */
+            row: string | (never | null);
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -6836,6 +6971,112 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description identifier */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    leaveOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description identifier */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    showInvitation: {
+        parameters: {
+            query: {
+                tag: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -11761,7 +12002,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -11789,14 +12030,19 @@ export interface operations {
     };
     createFileName: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description level row: the file column (its sid) the upload is added to */
+                column?: string;
+                /** @description level row: the file (its sid) of that cell the upload takes the place of */
+                replace?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -11839,7 +12085,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -11867,14 +12113,19 @@ export interface operations {
     };
     createFileList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description level row: the file column (its sid) the upload is added to */
+                column?: string;
+                /** @description level row: the file (its sid) of that cell the upload takes the place of */
+                replace?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -11917,7 +12168,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -11945,14 +12196,19 @@ export interface operations {
     };
     createFileDetail: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description level row: the file column (its sid) the upload is added to */
+                column?: string;
+                /** @description level row: the file (its sid) of that cell the upload takes the place of */
+                replace?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "organization";
+                level: "organization" | "row";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };

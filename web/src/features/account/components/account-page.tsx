@@ -7,10 +7,12 @@ import { Button, Dialog, ErrorMessage, Loading, Notice, TextField } from '../../
 import { ApiError } from '../../../lib/api/client';
 import { useSession } from '../../../lib/api/session';
 import { shownDate } from '../../../lib/format';
+import { useMyPersonnel, useOrganization } from '../../../lib/api/organizations';
+import { useLeaveOrganization } from '../../../lib/api/invitations';
 import { useApiKeys, useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutEverywhere } from '../api/account';
 
-/** `notificationSettings`: the notifications feature's settings form, put here by the route. */
-export function AccountPage({ notificationSettings }: { notificationSettings: ReactNode }) {
+/** `notificationSettings`: the notifications feature's settings form, put here by the route; `orgSid`: the organization one may leave here. */
+export function AccountPage({ orgSid, notificationSettings }: { orgSid: string; notificationSettings: ReactNode }) {
   const session = useSession();
   const user = session.data;
   if (!user) return <Loading />;
@@ -27,6 +29,7 @@ export function AccountPage({ notificationSettings }: { notificationSettings: Re
       <ApiKeys userSid={user.sid} />
       <ChangePassword />
       <SignOutEverywhere />
+      <LeaveOrganization orgSid={orgSid} userSid={user.sid} />
     </main>
   );
 }
@@ -218,6 +221,35 @@ function SignOutEverywhere() {
       <Button variant="danger" disabled={everywhere.isPending} onClick={() => everywhere.mutate(undefined, { onSuccess: () => void navigate({ to: '/signin' }) })}>
         Sign out everywhere
       </Button>
+    </section>
+  );
+}
+
+/** Leaving the organization (anyone may; its last active Admin is told why not). */
+function LeaveOrganization({ orgSid, userSid }: { orgSid: string; userSid: string }) {
+  const me = useMyPersonnel(orgSid, userSid);
+  const organization = useOrganization(orgSid);
+  const leave = useLeaveOrganization();
+  const navigate = useNavigate();
+  const [asking, setAsking] = useState(false);
+  const name = organization.data?.name ?? 'this organization';
+  if (!me.data) return null;
+  const sid = me.data.sid;
+  return (
+    <section aria-labelledby="leave-heading">
+      <h2 id="leave-heading">Leave {name}</h2>
+      <p>You lose access to its records at once, and it sends you no more mail. An Admin can add you again; it mails you nothing until you accept.</p>
+      <ErrorMessage error={leave.error} />
+      {asking ? (
+        <p>
+          <Button variant="danger" disabled={leave.isPending} onClick={() => leave.mutate(sid, { onSuccess: () => void navigate({ to: '/' }) })}>
+            Yes, leave {name}
+          </Button>{' '}
+          <Button onClick={() => setAsking(false)}>Stay</Button>
+        </p>
+      ) : (
+        <Button onClick={() => setAsking(true)}>Leave {name}…</Button>
+      )}
     </section>
   );
 }

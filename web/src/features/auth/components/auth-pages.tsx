@@ -6,6 +6,7 @@ import { ApiError } from '../../../lib/api/client';
 import { Button, ErrorMessage, Notice, TextField } from '../../../components/ui';
 import { useForgotPassword, useResetPassword, useSignIn, useSignUp, useUnlock } from '../../../lib/api/session';
 import { useVerifyEmail } from '../api/verify-email';
+import { useTagInvitation } from '../../../lib/api/invitations';
 
 function fieldErrors(error: unknown, field: string): string[] | undefined {
   return error instanceof ApiError ? error.fields[field] : undefined;
@@ -123,24 +124,41 @@ export function ForgotPasswordPage() {
   );
 }
 
-/** The emailed reset link's page: a new password for the tag. */
+/**
+ * The emailed reset link's page: a new password for the tag. An invitation's tag (the server
+ * says whose) is named first: who invited the person to which organization; once the password
+ * is set, signing in leads into that organization.
+ */
 export function ResetPasswordPage({ tag }: { tag?: string }) {
   const reset = useResetPassword();
+  const invitation = useTagInvitation(tag);
+  const invited = invitation.data ?? null;
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     const { password } = formValues(event);
     if (tag) reset.mutate({ tag, password });
   };
   return (
-    <AuthFrame title="Choose a new password">
+    <AuthFrame title={invited ? `${invited.invited_by ?? 'Someone'} invited you to ${invited.organization.name}` : 'Choose a new password'}>
+      {invited && !reset.isSuccess && (
+        <p>
+          Choose a password for {invited.email} to accept. Then sign in, and {invited.organization.name} opens with the projects you may see.
+        </p>
+      )}
       {!tag ? (
         <p role="alert" className="error">
           This link has no reset tag: open the link from the email again.
         </p>
       ) : reset.isSuccess ? (
         <>
-          <Notice>Your password is changed.</Notice>
-          <Link to="/signin">Sign in</Link>
+          <Notice>{invited ? `Your password is set and you joined ${invited.organization.name}.` : 'Your password is changed.'}</Notice>
+          <p>
+            <Link to="/signin" search={invited ? { redirect: `/o/${invited.organization.sid}` } : {}} className="button button-primary">
+              Sign in
+            </Link>
+          </p>
         </>
+      ) : invitation.isPending && invitation.fetchStatus !== 'idle' ? (
+        <p role="status">Checking the link…</p>
       ) : (
         <form onSubmit={onSubmit} className="form">
           <TextField
@@ -184,7 +202,9 @@ export function VerifyEmailPage({ tag }: { tag?: string }) {
       {verify.isSuccess && <Notice>{verify.data.detail}</Notice>}
       <ErrorMessage error={verify.error} />
       <p>
-        <Link to="/">Continue</Link>
+        <Link to="/" className={verify.isSuccess ? 'button button-primary' : undefined}>
+          Continue
+        </Link>
       </p>
     </AuthFrame>
   );

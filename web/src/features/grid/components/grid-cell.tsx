@@ -4,7 +4,7 @@
 // where the focus goes: its editor raises Enter, Tab, Escape and a click outside, with the
 // person's draft, and the table (records-grid.tsx) saves, cancels and moves the focus
 // (twenty's RecordTableCellFieldInput and its FieldInputEvents are the model).
-import { useState, type KeyboardEvent } from 'react';
+import { useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { GridRow } from '../api/grid';
 
 /** A column as the grid shows it. */
@@ -14,6 +14,8 @@ export interface GridColumn {
   /** The price of one write through the column's widget, e.g. "$0.50". */
   price: string;
   priced: boolean;
+  /** Drawn by the page's renderCell (a file cell), never edited as text. */
+  custom?: boolean;
 }
 
 /** What the editor of a cell raises; each hands over the person's draft. */
@@ -53,9 +55,11 @@ interface GridCellProps {
   onPress: () => void;
   /** A double click: the table opens the editor if the cell may change. */
   onOpen: () => void;
+  /** A custom column's content in display mode (instead of the value). */
+  custom?: ReactNode;
 }
 
-export function GridCell({ rowIndex, col, column, row, block, error, focused, edit, events, onPress, onOpen }: GridCellProps) {
+export function GridCell({ rowIndex, col, column, row, block, error, focused, edit, events, onPress, onOpen, custom }: GridCellProps) {
   const errorId = `cell-error-${rowIndex}-${col}`;
   return (
     <div
@@ -74,6 +78,8 @@ export function GridCell({ rowIndex, col, column, row, block, error, focused, ed
     >
       {edit && row ? (
         <GridCellInput key={`${rowIndex}:${col}`} rowIndex={rowIndex} col={col} column={column} row={row} edit={edit} events={events} />
+      ) : custom !== undefined ? (
+        custom
       ) : (
         <span className="cell-value">{row?.cells[column.sid]?.data ?? ''}</span>
       )}

@@ -2,7 +2,7 @@
 // (rename, lock, archive, run a workflow, history) and adding rows, each control present only as the
 // person's roles allow, or disabled with the reason.
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useQueries } from '@tanstack/react-query';
+import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button, Dialog, ErrorMessage, Loading, TextField } from '../../../components/ui';
 import { useSession } from '../../../lib/api/session';
@@ -30,9 +30,17 @@ interface GridPageProps {
   search?: string;
   /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
   rowAction?: (row: GridRow | undefined) => ReactNode;
+  /** Columns drawn by the route's own component: those whose widget is of one of `kinds` (file cells). */
+  customCells?: CustomCells;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: GridPageProps) {
+/** Cells of some widget kinds drawn by another feature (the route composes it): the files' cell. */
+export interface CustomCells {
+  kinds: string[];
+  render: (cell: { row: GridRow; column: GridColumn; data: string; block: string | null; onChanged: () => void }) => ReactNode;
+}
+
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, customCells }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -89,6 +97,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search, rowAction }: Gr
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
           rowAction={rowAction}
+          customCells={customCells}
         />
       ) : (
         <p>Rows live in projects: choose one.</p>
@@ -103,9 +112,10 @@ interface TableRowsProps {
   projectName: string;
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
   rowAction?: (row: GridRow | undefined) => ReactNode;
+  customCells?: CustomCells;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction, customCells }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
@@ -133,8 +143,19 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
   const columns: GridColumn[] = columnsOfTable.map((column) => {
     const widget = widgetOf.get(column.widget.sid);
     const price = widget?.price ?? '$0.00';
-    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00' };
+    return { sid: column.sid, name: column.name, price, priced: price !== '$0.00', custom: Boolean(widget && customCells?.kinds.includes(widget.kind)) };
   });
+  const queryClient = useQueryClient();
+  // A custom cell (a file cell) writes itself; then the row is read again (the live stream may say so first).
+  const renderCell = customCells && ((row: GridRow, column: GridColumn) => customCells.render({
+    row, column, data: row.cells[column.sid]?.data ?? '', block: editBlock(row, column),
+    onChanged: () =>
+      void Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['grid', gridKey.tableSid] }),
+        queryClient.invalidateQueries({ queryKey: ['versions', row.sid] }),
+        queryClient.invalidateQueries({ queryKey: ['organization', orgSid] }),
+      ]),
+  }));
   const addableLocked = new Set(columnsOfTable.filter((c) => widgetOf.get(c.widget.sid)?.addable_at_readonly).map((c) => c.sid));
 
   const saveCell = useSaveCell(gridKey);
@@ -258,6 +279,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction 
           rowAt={rowAt}
           editBlock={editBlock}
           onSave={onSave}
+          renderCell={renderCell}
           errorAt={(rowSid, columnSid) => errors[errorKey(rowSid, columnSid)]}
           onDismissError={(rowSid, columnSid) =>
             setErrors((old) => {

@@ -8,7 +8,7 @@
 // by someone else while the person edits it keeps their draft and says so: Enter keeps
 // theirs and saves, Escape takes the new value.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { GridRow } from '../api/grid';
 import { GridCell, type CellEdit, type CellEditEvents, type GridColumn } from './grid-cell';
 
@@ -37,6 +37,8 @@ interface RecordsGridProps {
   onVisibleRange: (first: number, last: number) => void;
   /** Told each time the focus moves to another cell (the page's toolbar acts on its row). */
   onFocusedChange?: (position: CellPosition) => void;
+  /** The content of a `custom` column's cell (a file cell). */
+  renderCell?: (row: GridRow, column: GridColumn) => ReactNode;
 }
 
 const ROW_HEIGHT = 36;
@@ -47,7 +49,7 @@ interface Editing extends CellEdit {
 }
 
 export function RecordsGrid(props: RecordsGridProps) {
-  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, onFocusedChange } = props;
+  const { label, rowCount, columns, rowAt, editBlock, onSave, errorAt, onDismissError, onVisibleRange, onFocusedChange, renderCell } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   // The focus: the table's own. The page hears of each move (onFocusedChange).
   const [focused, setFocusedState] = useState<CellPosition>(FIRST_CELL);
@@ -110,7 +112,7 @@ export function RecordsGrid(props: RecordsGridProps) {
   const startEditing = (position: CellPosition, draft?: string) => {
     const row = rowAt(position.row);
     const column = columns[position.col - 1];
-    if (!row || !column) return;
+    if (!row || !column || column.custom) return;
     const block = editBlock(row, column);
     if (block) {
       setNotice(block);
@@ -276,6 +278,7 @@ export function RecordsGrid(props: RecordsGridProps) {
                       events={editEvents}
                       onPress={() => move(item.index, col)}
                       onOpen={() => startEditing({ row: item.index, col })}
+                      custom={column.custom && row && renderCell ? renderCell(row, column) : undefined}
                     />
                   );
                 })}

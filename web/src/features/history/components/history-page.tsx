@@ -2,7 +2,7 @@
 // by those allowed, the difference between any two versions' data, and the chain
 // verified in one click (valid, or the first broken version marked).
 import { Link } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Button, ErrorMessage, Loading, Notice, Pager, TableFrame } from '../../../components/ui';
 import { useTable } from '../../../lib/api/tables';
 import { useEditCommit, useLiveHistory, useRow, useVerifyChain, useVersion, useVersions, VERSIONS_PAGE_SIZE } from '../api/history';
@@ -14,7 +14,17 @@ interface Picked {
   version: number;
 }
 
-export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string }) {
+interface HistoryPageProps {
+  orgSid: string;
+  rowSid: string;
+  /**
+   * The files' part of the history, drawn by another feature (the route composes it): it is
+   * told the column names and, after a verification, the files whose bytes no longer match.
+   */
+  files?: (facts: { columnNames: Map<string, string>; mismatched: Map<string, string> }) => ReactNode;
+}
+
+export function HistoryPage({ orgSid, rowSid, files }: HistoryPageProps) {
   const row = useRow(rowSid);
   const [page, setPage] = useState(1);
   const versions = useVersions(orgSid, rowSid, page);
@@ -149,6 +159,10 @@ export function HistoryPage({ orgSid, rowSid }: { orgSid: string; rowSid: string
         </TableFrame>
         <Pager label="Versions" page={page} pageCount={versions.data.page_count} count={versions.data.count} onPage={setPage} />
       </section>
+      {files?.({
+        columnNames,
+        mismatched: new Map((verify.data?.problems ?? []).flatMap((p) => (p.file ? [[p.file.sid, p.problem] as const] : []))),
+      })}
       <Comparison picked={picked} columnNames={columnNames} />
     </main>
   );
