@@ -176,8 +176,8 @@ export async function seedPostgres(base: string, pool: pg.Pool, size: SeedSize, 
     UNION ALL
     SELECT ${sqlSid('pmb', 'i')}, ${sqlSid('prj', `((i - 1) % $1) + 1`)}, ${sqlSid('per', 'i')}, CASE WHEN i % 3 = 0 THEN 'view' ELSE 'edit' END
       FROM generate_series(1, $3) i`, [size.projects, org.personnelSid, others]);
-  await q(`INSERT INTO record_tables (sid, organization_sid, name, description, created_by)
-    SELECT ${sqlSid('tbl', 't')}, $2, 'Table ' || t, 'Benchmark table ' || t, $3 FROM generate_series(1, $1) t`,
+  await q(`INSERT INTO record_tables (sid, organization_sid, name, unique_code, description, created_by)
+    SELECT ${sqlSid('tbl', 't')}, $2, 'Table ' || t, 'T' || t, 'Benchmark table ' || t, $3 FROM generate_series(1, $1) t`,
   [size.tables, orgSid, admin]);
   await q(`INSERT INTO record_columns (sid, organization_sid, table_sid, widget_sid, name, "order")
     SELECT ${sqlSid('col', 't * 100 + c')}, $3, ${sqlSid('tbl', 't')}, $4, 'Column ' || c, c
@@ -348,7 +348,7 @@ export async function seedSpreadOrganizations(base: string, pool: pg.Pool, count
         [sid(p('p'), 1), org.orgSid, org.userSid]);
       await client.query(`INSERT INTO project_members (sid, project_sid, personnel_sid, permission) VALUES ($1, $2, $3, 'admin')`,
         [sid(p('m'), 1), sid(p('p'), 1), org.personnelSid]);
-      await client.query(`INSERT INTO record_tables (sid, organization_sid, name, description, created_by) VALUES ($1, $2, 'Table 1', 'Spread benchmark', $3)`,
+      await client.query(`INSERT INTO record_tables (sid, organization_sid, name, unique_code, description, created_by) VALUES ($1, $2, 'Table 1', 'T1', 'Spread benchmark', $3)`,
         [sid(p('t'), 1), org.orgSid, org.userSid]);
       await client.query(`INSERT INTO record_columns (sid, organization_sid, table_sid, widget_sid, name, "order")
         SELECT ${sqlSid(p('c'), 'c')}, $2, $3, $4, 'Column ' || c, c FROM generate_series(1, $1::int) c`,

@@ -35,6 +35,7 @@ import { registerPersonnel } from './modules/personnel/routes.js';
 import { registerConsent } from './modules/personnel/consent.js';
 import { registerProjects } from './modules/projects/routes.js';
 import { registerProjectMembers } from './modules/project-members/routes.js';
+import { registerTeams } from './modules/teams/routes.js';
 import { registerTables } from './modules/tables/routes.js';
 import { registerWidgets } from './modules/widgets/routes.js';
 import { registerColumns } from './modules/columns/routes.js';
@@ -241,6 +242,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerConsent(app, ctx);
   registerProjects(app, ctx);
   registerProjectMembers(app, ctx);
+  registerTeams(app, ctx);
   registerTables(app, ctx);
   registerWidgets(app, ctx);
   registerColumns(app, ctx);

@@ -50,6 +50,20 @@ export const projectLevel: LevelResolver<ProjectScope> = async (ctx, actor, sid)
   };
 };
 
+/**
+ * level=organization with `?project__sid=` (Labii's path for a project's lists, e.g. its
+ * members): the project's scope, the project one of that organization (400 on project__sid otherwise).
+ */
+export const organizationProjectLevel: LevelResolver<ProjectScope> = async (ctx, actor, sid, request) => {
+  const projectSid = (request?.query as { project__sid?: unknown } | undefined)?.project__sid;
+  await requireOrganizationMember(ctx.db, actor, sid);
+  if (typeof projectSid !== 'string' || !projectSid) throw errors.field('project__sid', 'This query parameter is required at level=organization.');
+  if (!isSid(projectSid)) throw errors.field('project__sid', 'Select a project of this organization.');
+  const [project] = await query<{ organization_sid: string }>(ctx.db, sql`SELECT organization_sid FROM projects WHERE sid = ${projectSid}`);
+  if (!project || project.organization_sid !== sid) throw errors.field('project__sid', 'Select a project of this organization.');
+  return { ...(await projectLevel(ctx, actor, projectSid)), level: 'organization', sid };
+};
+
 /** level=table: the table and the caller's standing in its organization (an active member). */
 export interface TableScope extends Scope {
   membership: Membership;

@@ -121,6 +121,10 @@ function modelNames(model: string, path = ''): [string, string] {
  * is refused by the document's test: such a route is named here or in its config.
  */
 export function operationIdOf(method: string, path: string): string {
+  // labii-sdk 1.13.14's path of the workflows (/workflows/workflow/…): the same operations, named apart.
+  if (path.startsWith('/workflows/workflow/')) return `${operationIdOf(method, path.replace('/workflows/', '/tables/'))}AtLabiiPath`;
+  // The path of Labii's v3 docs for project members.
+  if (path.startsWith('/projects/projectmember/')) return `${operationIdOf(method, path.replace('/projectmember/', '/member/'))}AtLabiiPath`;
   const special = SPECIAL_IDS[`${method} ${path}`];
   if (special) return special;
   const list = /^\/\w+\/(\w+)\/list\/\{level\}\/\{sid\}\/(\w+)\/$/.exec(path);

@@ -30,7 +30,7 @@ export interface Scope {
 }
 
 /** Resolves a level's sid into a scope, or throws (406 wrong id, 403 …). */
-export type LevelResolver<S extends Scope> = (ctx: AppContext, actor: Actor, sid: string) => Promise<S>;
+export type LevelResolver<S extends Scope> = (ctx: AppContext, actor: Actor, sid: string, request?: FastifyRequest) => Promise<S>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,6 +141,19 @@ export function answerLimits(ctx: AppContext): AnswerLimits {
   return { publicUrl: ctx.config.publicUrl, readBytes: ctx.config.answerMaxBytes, budget: ctx.heavy };
 }
 
+/**
+ * 400 for a query parameter the list does not take, naming it and the ones it takes:
+ * a Labii filter we do not have must not answer the unfiltered list as if it were filtered.
+ */
+export function refuseUnknownParameters(request: FastifyRequest, accepted: string[]): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  const unknown = Object.keys(query).filter((key) => !accepted.includes(key));
+  if (!unknown.length) return;
+  const takes = accepted.length ? `this list takes only: ${accepted.join(', ')}` : 'this request takes none';
+  throw errors.fields(Object.fromEntries(unknown.slice(0, 20).map((key) => [key, `Unknown query parameter; ${takes}.`])));
+}
+
 /** Registers a resource's list routes. */
 export function defineList<S extends Scope, Q extends TProperties = {}, PQ extends TProperties = {}, B extends TSchema = TSchema>(
   app: FastifyInstance,
@@ -164,8 +177,12 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
     const { level, sid } = request.params as { level: string; sid: string };
     const resolver = resolverOf(level);
     if (!resolver) throw errors.wrongLevel();
-    request.scope = await resolver(ctx, actorOf(request), sid);
+    request.scope = await resolver(ctx, actorOf(request), sid, request);
   };
+  // The query parameters each method takes: any other is a 400 naming it, never ignored
+  // (a filter the list does not know would otherwise answer the unfiltered list).
+  const getParams = def.get ? [...Object.keys(PageQuery), ...Object.keys(def.get.query ?? {})] : [];
+  const postParams = def.post ? Object.keys(def.post.query ?? {}) : [];
 
   for (const serializer of SERIALIZERS) {
     const url = `${def.path}/list/:level/:sid/${serializer}/`;
@@ -176,7 +193,10 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
         method: 'GET',
         url,
         config: { levels, ...(get.rawShape ? { docResponse: Type.Union([Page(shape), Page(get.rawShape)]) } : {}) },
-        preValidation: resolveScope,
+        preValidation: async (request) => {
+          await resolveScope(request);
+          refuseUnknownParameters(request, getParams);
+        },
         schema: {
           tags: [def.tag],
           summary: `${get.summary} (${serializer} shape)`,
@@ -225,6 +245,7 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
         preValidation: async (request) => {
           await resolveScope(request);
           if (!post.allowed(request.scope as S)) throw errors.forbidden();
+          refuseUnknownParameters(request, postParams);
         },
         schema: {
           tags: [def.tag],

@@ -105,3 +105,10 @@ export const ErrorResponses = {
   405: DetailError,
   406: PlainText,
 } as const;
+
+/** Labii's `metadata` (tables, columns, projects, organizations): an array or an object of JSON values, as the caller keeps it. */
+export const MetadataIn = Type.Union([
+  Type.Array(JsonValue(), { maxItems: 1000 }),
+  Type.Record(Type.String(), JsonValue()),
+], { description: 'any JSON array or object, kept as sent' });
+export const MetadataOut = JsonValue();

@@ -10,6 +10,8 @@ import { ApiError, errors } from './errors.js';
 export const UNIQUE_RULES: Record<string, () => ApiError> = {
   users_email_key_key: () => errors.field('email', 'A user with this email already exists.'),
   personnel_org_user_key: () => errors.field('email', 'This user is already a member of this organization.'),
+  organizations_username_key: () => errors.field('username', 'Another organization has this username.'),
+  record_tables_org_code_key: () => errors.field('unique_code', 'Another table of this organization has this code.'),
   project_members_project_personnel_key: () => errors.field('personnel', 'This personnel record is already a member of this project.'),
   cells_row_column_key: () => errors.field('column', 'The row already has a cell in this column; PATCH that cell instead.'),
   steps_workflow_order_key: () => errors.field('order', 'Another step of this workflow took this order meanwhile; retry.'),

@@ -2,7 +2,7 @@
 // from this file by `npm run db:generate` (drizzle-kit) and checked in.
 import { sql } from 'drizzle-orm';
 import {
-  pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigint, smallint, bigserial, index, uniqueIndex, check, primaryKey,
+  type AnyPgColumn, pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigint, smallint, bigserial, index, uniqueIndex, check, primaryKey,
 } from 'drizzle-orm/pg-core';
 
 const created = () => timestamp('date_created', { withTimezone: true, precision: 6 }).notNull().defaultNow();
@@ -130,11 +130,20 @@ export const rateLimits = pgTable('rate_limits', {
 export const organizations = pgTable('organizations', {
   sid: text('sid').primaryKey(),
   name: text('name').notNull(),
+  /** Labii's handle of the organization: unique (compared lower-case), given from the name when not chosen. */
+  username: text('username').notNull(),
   description: text('description').notNull().default(''),
+  logoIcon: text('logo_icon').notNull().default(''),
+  logoWordmark: text('logo_wordmark').notNull().default(''),
+  dashboard: jsonb('dashboard').notNull().default(sql`'[]'::jsonb`),
+  metadata: jsonb('metadata').notNull().default(sql`'[]'::jsonb`),
+  shouldReceiveWeeklyDigest: boolean('should_receive_weekly_digest').notNull().default(false),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [
+  uniqueIndex('organizations_username_key').on(sql`lower(${t.username})`),
   index('organizations_created_by_idx').on(t.createdBy),
   // The admin screen's list of every organization, and its search by name.
   index('organizations_created_idx').on(t.dateCreated, t.sid),
@@ -236,34 +245,93 @@ export const projects = pgTable('projects', {
   organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
+  /** A project inside another of the organization (Labii's `parent`). */
+  parentSid: text('parent_sid').references((): AnyPgColumn => projects.sid, { onDelete: 'set null' }),
+  dateStart: date('date_start'),
+  dateEnd: date('date_end'),
+  isArchived: boolean('is_archived').notNull().default(false),
+  /** Every member of the organization reads the project's records (as Project View). */
+  openToOrganization: boolean('open_to_organization').notNull().default(false),
+  metadata: jsonb('metadata').notNull().default(sql`'[]'::jsonb`),
+  createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
+  updatedBy: text('updated_by').references(() => users.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('projects_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  // The list's is_archived filter, and the children of a project.
+  index('projects_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
+  index('projects_parent_idx').on(t.parentSid),
+]);
+
+/** A named group of an organization's personnel (Labii's team): a project member and a notification recipient. */
+export const teams = pgTable('teams', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  isArchived: boolean('is_archived').notNull().default(false),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
-}, (t) => [index('projects_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid)]);
+}, (t) => [
+  index('teams_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('teams_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
+]);
+
+/** The personnel of a team. */
+export const teamMembers = pgTable('team_members', {
+  teamSid: text('team_sid').notNull().references(() => teams.sid, { onDelete: 'cascade' }),
+  personnelSid: text('personnel_sid').notNull().references(() => personnel.sid, { onDelete: 'cascade' }),
+  dateCreated: created(),
+}, (t) => [
+  primaryKey({ columns: [t.teamSid, t.personnelSid] }),
+  index('team_members_personnel_idx').on(t.personnelSid),
+]);
 
 /** Project roles: Project Admin, Project Edit, Project View. */
 export const projectMembers = pgTable('project_members', {
   sid: text('sid').primaryKey(),
   projectSid: text('project_sid').notNull().references(() => projects.sid, { onDelete: 'cascade' }),
   personnelSid: text('personnel_sid').notNull().references(() => personnel.sid, { onDelete: 'cascade' }),
+  /** The team this membership was added through (Labii's `team: [...]`: one membership per member of the team then). */
+  teamSid: text('team_sid').references(() => teams.sid, { onDelete: 'set null' }),
   permission: text('permission', { enum: ['admin', 'edit', 'view'] }).notNull(),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [
   uniqueIndex('project_members_project_personnel_key').on(t.projectSid, t.personnelSid),
   index('project_members_personnel_idx').on(t.personnelSid),
+  index('project_members_team_idx').on(t.teamSid),
   check('project_members_permission_check', sql`${t.permission} IN ('admin', 'edit', 'view')`),
 ]);
 
 export const tables = pgTable('record_tables', {
   sid: text('sid').primaryKey(),
   organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  /** The plural name (Labii's name_plural; `name` in our shapes). */
   name: text('name').notNull(),
+  nameSingular: text('name_singular').notNull().default(''),
+  /** The prefix of the records' readable ids (uid): unique in the organization. */
+  uniqueCode: text('unique_code').notNull(),
   description: text('description').notNull().default(''),
+  icon: text('icon').notNull().default(''),
+  tableType: text('table_type').notNull().default('record'),
+  order: integer('order').notNull().default(0),
+  isArchived: boolean('is_archived').notNull().default(false),
+  /** A name for programs (Labii's `name_system`, e.g. "file"); '' for none. */
+  nameSystem: text('name_system').notNull().default(''),
+  metadata: jsonb('metadata').notNull().default(sql`'[]'::jsonb`),
   createdBy: text('created_by').references(() => users.sid, { onDelete: 'set null' }),
   dateCreated: created(),
   dateUpdated: updated(),
-}, (t) => [index('record_tables_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid)]);
+}, (t) => [
+  index('record_tables_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  uniqueIndex('record_tables_org_code_key').on(t.organizationSid, t.uniqueCode),
+  // The list's filters: name_system, is_archived.
+  index('record_tables_org_system_idx').on(t.organizationSid, t.nameSystem, t.dateCreated, t.sid),
+  index('record_tables_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
+]);
 
 /**
  * Widgets edit cells and perform workflow steps. Built-in widgets (organization_sid
@@ -277,6 +345,14 @@ export const widgets = pgTable('widgets', {
   kind: text('kind').notNull().default('text'),
   price: numeric('price', { precision: 12, scale: 2 }).notNull().default('0'),
   addableAtReadonly: boolean('addable_at_readonly').notNull().default(false),
+  // Labii's catalogue fields.
+  icon: text('icon').notNull().default(''),
+  notes: text('notes').notNull().default(''),
+  usecase: text('usecase').notNull().default(''),
+  documentationUrl: text('documentation_url').notNull().default(''),
+  allowMultiple: boolean('allow_multiple').notNull().default(false),
+  isReadonly: boolean('is_readonly').notNull().default(false),
+  isPublic: boolean('is_public').notNull().default(true),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [
@@ -290,12 +366,25 @@ export const columns = pgTable('record_columns', {
   tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
   widgetSid: text('widget_sid').notNull().references(() => widgets.sid),
   name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  /** The value a new record's cell starts with; '' for none. */
+  defaultValue: text('default_value').notNull().default(''),
+  isRequired: boolean('is_required').notNull().default(false),
+  isHidden: boolean('is_hidden').notNull().default(false),
+  isArchived: boolean('is_archived').notNull().default(false),
+  nameSystem: text('name_system').notNull().default(''),
+  metadata: jsonb('metadata').notNull().default(sql`'[]'::jsonb`),
+  /** A widget's settings for this column (a number's unit, a choice's options, a foreign key's table). */
+  settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
   order: integer('order').notNull().default(0),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [
   index('record_columns_table_order_idx').on(t.tableSid, t.order, t.sid),
   index('record_columns_org_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  // The list's filters: name_system, is_archived.
+  index('record_columns_org_system_idx').on(t.organizationSid, t.nameSystem),
+  index('record_columns_table_archived_idx').on(t.tableSid, t.isArchived, t.order, t.sid),
 ]);
 
 /**
@@ -445,6 +534,10 @@ export const steps = pgTable('steps', {
   description: text('description').notNull().default(''),
   order: integer('order').notNull(),
   data: jsonb('data').notNull().default(sql`'{}'::jsonb`),
+  /** Labii's step fields: the step it follows (a branch), where it leads, its colour in the app. */
+  parentSid: text('parent_sid'),
+  redirectTo: text('redirect_to'),
+  color: text('color').notNull().default(''),
   dateCreated: created(),
   dateUpdated: updated(),
 }, (t) => [

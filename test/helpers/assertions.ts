@@ -146,9 +146,15 @@ export const SHAPES = {
     change_permission: isBool, updated_by: isString, date_updated: isTimestamp,
   },
   'organization.name': { sid: isSid, name: isString },
-  'organization.list': { sid: isSid, name: isString, description: isString, credits: isMoney, change_permission: isBool },
+  'organization.list': {
+    sid: isSid, name: isString, username: isString, description: isString, logo_icon: isString, logo_wordmark: isString,
+    credits: isMoney, change_permission: isBool,
+  },
   'organization.detail': {
-    sid: isSid, name: isString, description: isString, credits: isMoney, credits_contact: isString,
+    sid: isSid, name: isString, username: isString, description: isString, logo_icon: isString, logo_wordmark: isString,
+    credits: isMoney, credits_contact: isString, dashboard: isDashboard, metadata: (v) => typeof v === 'object' && v !== null,
+    should_receive_weekly_digest: isBool, personnel: (v) => Array.isArray(v) && v.every((p) => isSid(p.sid) && isString(p.name)),
+    updated_by: (v) => v === null || (typeof v === 'object' && isSid((v as { sid: unknown }).sid)),
     date_created: isTimestamp, date_updated: isTimestamp, change_permission: isBool,
   },
   'apikey.name': { sid: isSid, name: isString },

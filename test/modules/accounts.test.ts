@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Api, anonymous } from '../helpers/http.ts';
 import {
   MESSAGES, assertShape, expectDetail, expectFieldErrors, expectInvalidToken, expectMethodNotAllowed,
-  expectNotAuthenticated, expectStatus,
+  expectNotAuthenticated, expectStatus, expectPlainText,
 } from '../helpers/assertions.ts';
 import { PATHS, authenticate, login, newUser, paths, proveEmail, signup, strongPassword, uniqueEmail } from '../helpers/factories.ts';
 import { mailTo, readMail } from '../helpers/mail.ts';
@@ -217,7 +217,9 @@ describe('password reset', () => {
     expectStatus(fresh, 200, 'the new password');
 
     const again = await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: mail.tag } });
-    expectFieldErrors(again, { tag: ['This link is invalid or has expired; ask for a new one.'] }, 'the tag is used up');
+    expectPlainText(again, 406, 'Error: Wrong Tag! - Tag is not valid', 'the tag is used up (Labii\'s answer)');
+    expectPlainText(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }), 406, 'Error: Missing Tag in GET! - Tag is missing in the url', 'no tag');
+    expectPlainText(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: '' } }), 406, 'Error: Missing Tag in GET! - Tag is missing in the url', 'an empty tag');
     expectStatus(await authenticate(user.email, newPassword), 200, 'the refused reuse changed nothing');
   });
 
@@ -249,7 +251,7 @@ describe('password reset', () => {
     assert.notEqual(first.tag, second.tag);
     const password = strongPassword();
     expectStatus(await anonymous.post(PATHS.resetpassword, { password }, { query: { tag: first.tag } }), 200);
-    expectFieldErrors(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: second.tag } }), ['tag']);
+    expectPlainText(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: second.tag } }), 406, 'Error: Wrong Tag! - Tag is not valid');
     expectStatus(await authenticate(user.email, password), 200);
   });
 
@@ -266,10 +268,10 @@ describe('password reset', () => {
     assert.deepEqual(mailTo(nobody), [], 'no mail to an address without an account');
   });
 
-  test('a bad or missing tag, or a short password: 400 and the password stays', async () => {
+  test('a bad or missing tag: 406 with Labii\'s texts; a short password: 400; the password stays', async () => {
     const user = await newUser('badtag');
-    expectFieldErrors(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: 'no-such-tag' } }), ['tag']);
-    expectFieldErrors(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }), { tag: ['This field is required.'] });
+    expectPlainText(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }, { query: { tag: 'no-such-tag' } }), 406, 'Error: Wrong Tag! - Tag is not valid');
+    expectPlainText(await anonymous.post(PATHS.resetpassword, { password: strongPassword() }), 406, 'Error: Missing Tag in GET! - Tag is missing in the url');
     expectStatus(await anonymous.post(PATHS.forgetpassword, { email: user.email }), 200);
     const mail = await readMail(user.email);
     expectFieldErrors(await anonymous.post(PATHS.resetpassword, { password: 'short' }, { query: { tag: mail.tag } }), ['password']);

@@ -216,7 +216,7 @@ describe('the OpenAPI document', () => {
     }
     const levels = (p: string, m = 'get') => resolved.paths[p][m].parameters.find((x: any) => x.name === 'level').schema.enum;
     assert.deepEqual(levels('/tables/row/list/{level}/{sid}/detail/'), ['organization']);
-    assert.deepEqual(levels('/projects/member/list/{level}/{sid}/detail/'), ['project']);
+    assert.deepEqual(levels('/projects/member/list/{level}/{sid}/detail/'), ['project', 'organization']);
     const required = (p: string, name: string) => resolved.paths[p].post.parameters.find((x: any) => x.name === name)?.required;
     for (const serializer of ['name', 'list', 'detail']) {
       assert.equal(required(`/tables/row/list/{level}/{sid}/${serializer}/`, 'table__sid'), true);

@@ -69,7 +69,7 @@ describe('organizations', () => {
     assert.equal(assertPage(await owner.api.get(paths.organizationList(owner.sid, 'list'))).count, 0, 'nothing was created for the owner');
     assert.equal(assertPage(await other.api.get(paths.organizationList(other.sid, 'list'))).count, 0, 'nor for the caller');
     expectNotAuthenticated(await anonymous.get(paths.organizationList(owner.sid, 'list')));
-    expectPlainText(await owner.api.get(paths.organizationList(owner.sid, 'list', undefined, 'organization')), 406, MESSAGES.wrongLevel);
+    expectPlainText(await owner.api.get(paths.organizationList(owner.sid, 'list', undefined, 'project')), 406, MESSAGES.wrongLevel);
     expectPlainText(await owner.api.get(paths.organizationList(owner.sid, 'full')), 406, MESSAGES.wrongSerializer);
   });
 

@@ -107,6 +107,7 @@ const L = {
   column: list('tables', 'column'), row: list('tables', 'row'), cell: list('tables', 'cell'), version: list('tables', 'version'),
   credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
   execution: list('tables', 'execution'), notification: list('notifications', 'notification'), file: list('files', 'file'),
+  team: list('organizations', 'team'), labiiWorkflow: list('workflows', 'workflow'), labiiMember: list('projects', 'projectmember'),
 };
 const D = {
   apikey: detail('accounts', 'apikey'), organization: detail('organizations', 'organization'), personnel: detail('organizations', 'personnel'),
@@ -114,6 +115,7 @@ const D = {
   column: detail('tables', 'column'), row: detail('tables', 'row'), cell: detail('tables', 'cell'), version: detail('tables', 'version'),
   workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
   notification: detail('notifications', 'notification'), file: detail('files', 'file'),
+  team: detail('organizations', 'team'), labiiWorkflow: detail('workflows', 'workflow'), labiiMember: detail('projects', 'projectmember'),
 };
 
 // The caller's own records (anonymous has none: it is sent the Admin's).
@@ -135,6 +137,7 @@ const make = {
     const page = assertPage(await f.ws.admin.api.get(L.version(f, 'name', { row__sid: row.sid })));
     return { row, sid: page.results[0].sid };
   },
+  team: async (f: Fixtures) => created(await f.ws.admin.api.post(L.team(f, 'detail'), { name: `Team ${unique('t')}`, members: [f.ws.projectEdit.personnel.sid] })),
   workflow: async (f: Fixtures) => created(await f.ws.admin.api.post(L.workflow(f, 'detail', { table__sid: f.ws.table.sid }), { name: `Workflow ${unique('w')}` })),
   step: async (f: Fixtures) => created(await f.ws.admin.api.post(L.step(f, 'detail'),
     { name: `Step ${unique('s')}`, workflow: (await make.workflow(f)).sid, widget: 'builtinWidgetWai', data: { event: 'go' } })),
@@ -199,7 +202,7 @@ const TABLE: Walk[] = [
     body: () => ({ email: uniqueEmail('nobody') }),
   },
   {
-    route: 'POST /accounts/resetpassword/', note: 'an unknown tag', expect: E(400, 400, 400, 400, 400, 400, 400, 400),
+    route: 'POST /accounts/resetpassword/', note: 'an unknown tag', expect: E(...Array<Outcome>(8).fill([406, 'Error: Wrong Tag! - Tag is not valid'])),
     path: () => '/accounts/resetpassword/?tag=not-a-tag', body: () => ({ password: 'correct horse battery' }),
   },
   {
@@ -413,6 +416,65 @@ const TABLE: Walk[] = [
     route: 'DELETE /projects/member/detail/{sid}/', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
     fresh: true, target: make.membership, path: (_f, t) => D.member(t.sid), state: readableBy('admin', (_f, t) => D.member(t.sid)),
   },
+  // Labii's path of a project's members: level=organization with ?project__sid= (the SDK's default level).
+  {
+    route: 'GET /projects/member/list/{level}/{sid}/{serializer}/', note: "Labii's path (level=organization, ?project__sid=)",
+    expect: E(200, 200, 200, 200, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.member(f, s, { project__sid: f.ws.project.sid }),
+  },
+  {
+    route: 'POST /projects/member/list/{level}/{sid}/{serializer}/', note: "Labii's path and body ({member: [...], permission: \"View\"})",
+    expect: E(201, 201, 403, 403, 403, 403, 403, 401), fresh: true, target: make.personnel,
+    path: (f, _t, _r, s) => L.member(f, s, { project__sid: f.ws.project.sid }), body: (_f, t) => ({ member: [t.sid], permission: 'View' }),
+    state: countBy('admin', (f) => L.member(f, 'name', { page_size: '1' }, 'project', f.ws.project.sid)),
+  },
+  // The same members at the path of Labii's v3 docs (/projects/projectmember/).
+  {
+    route: 'GET /projects/projectmember/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.labiiMember(f, s, { project__sid: f.ws.project.sid }),
+  },
+  {
+    route: 'POST /projects/projectmember/list/{level}/{sid}/{serializer}/', expect: E(201, 201, 403, 403, 403, 403, 403, 401),
+    fresh: true, target: make.personnel,
+    path: (f, _t, _r, s) => L.labiiMember(f, s, undefined, 'project', f.ws.project.sid), body: (_f, t) => ({ member: [{ sid: t.sid }], permission: 'Admin' }),
+    state: countBy('admin', (f) => L.member(f, 'name', { page_size: '1' }, 'project', f.ws.project.sid)),
+  },
+  {
+    route: 'GET /projects/projectmember/detail/{sid}/', expect: E(200, 200, 200, 200, 403, 403, 404, 401),
+    path: (f) => D.labiiMember(f.membership.sid),
+  },
+  {
+    route: 'PATCH /projects/projectmember/detail/{sid}/', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.membership, path: (_f, t) => D.labiiMember(t.sid), body: () => ({ permission: 'Edit' }),
+    state: readableBy('admin', (_f, t) => D.member(t.sid)),
+  },
+  {
+    route: 'DELETE /projects/projectmember/detail/{sid}/', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.membership, path: (_f, t) => D.labiiMember(t.sid), state: readableBy('admin', (_f, t) => D.member(t.sid)),
+  },
+  // --- teams (Labii's /organizations/team/): every member reads, Admins define
+  {
+    route: 'GET /organizations/team/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f, _t, _r, s) => L.team(f, s), mirror: { flag: 'add_permission', of: 'team.post' },
+  },
+  {
+    route: 'POST /organizations/team/list/{level}/{sid}/{serializer}/', id: 'team.post', expect: E(201, 403, 403, 403, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.team(f, s), body: () => ({ name: `Team ${unique('t')}` }),
+    state: countBy('admin', (f) => L.team(f, 'name', { page_size: '1' })),
+  },
+  {
+    route: 'GET /organizations/team/detail/{sid}/', expect: E(200, 200, 200, 200, 200, 403, 404, 401),
+    target: make.team, path: (_f, t) => D.team(t.sid), mirror: { flag: 'change_permission', of: 'team.patch' },
+  },
+  {
+    route: 'PATCH /organizations/team/detail/{sid}/', id: 'team.patch', expect: E(200, 403, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.team, path: (_f, t) => D.team(t.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
+    state: readableBy('admin', (_f, t) => D.team(t.sid)),
+  },
+  {
+    route: 'DELETE /organizations/team/detail/{sid}/', expect: E(200, 403, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.team, path: (_f, t) => D.team(t.sid), state: readableBy('admin', (_f, t) => D.team(t.sid)),
+  },
   // --- tables, widgets, columns (decisions: every member reads, Admins define)
   {
     route: 'GET /tables/table/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
@@ -615,6 +677,29 @@ const TABLE: Walk[] = [
   {
     route: 'DELETE /tables/workflow/detail/{sid}/', expect: E(200, 403, 403, 403, 403, 403, 404, 401),
     fresh: true, target: make.workflow, path: (_f, t) => D.workflow(t.sid), state: readableBy('admin', (_f, t) => D.workflow(t.sid)),
+  },
+  // The same workflows at labii-sdk 1.13.14's path.
+  {
+    route: 'GET /workflows/workflow/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f, _t, _r, s) => L.labiiWorkflow(f, s), mirror: { flag: 'add_permission', of: 'workflow.post' },
+  },
+  {
+    route: 'POST /workflows/workflow/list/{level}/{sid}/{serializer}/', expect: E(201, 403, 403, 403, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.labiiWorkflow(f, s, { table__sid: f.ws.table.sid }), body: () => ({ name: `Workflow ${unique('w')}` }),
+    state: countBy('admin', (f) => L.workflow(f, 'name', { page_size: '1' })),
+  },
+  {
+    route: 'GET /workflows/workflow/detail/{sid}/', expect: E(200, 200, 200, 200, 200, 403, 404, 401),
+    path: (f) => D.labiiWorkflow(f.workflow.sid), mirror: { flag: 'change_permission', of: 'workflow.patch' },
+  },
+  {
+    route: 'PATCH /workflows/workflow/detail/{sid}/', expect: E(200, 403, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.workflow, path: (_f, t) => D.labiiWorkflow(t.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
+    state: readableBy('admin', (_f, t) => D.workflow(t.sid)),
+  },
+  {
+    route: 'DELETE /workflows/workflow/detail/{sid}/', expect: E(200, 403, 403, 403, 403, 403, 404, 401),
+    fresh: true, target: make.workflow, path: (_f, t) => D.labiiWorkflow(t.sid), state: readableBy('admin', (_f, t) => D.workflow(t.sid)),
   },
   {
     route: 'GET /tables/step/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),

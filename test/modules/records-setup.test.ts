@@ -25,28 +25,36 @@ const isRef = (v: any) => v && typeof v === 'object' && SID_RE.test(v.sid) && ty
 const KEYS = {
   project: {
     name: ['sid', 'name'],
-    list: ['sid', 'name', 'description', 'change_permission'],
-    detail: ['sid', 'name', 'description', 'created_by', 'date_created', 'date_updated', 'change_permission'],
+    list: ['sid', 'name', 'description', 'parent', 'date_start', 'date_end', 'is_archived', 'open_to_organization', 'change_permission'],
+    detail: ['sid', 'name', 'description', 'parent', 'date_start', 'date_end', 'is_archived', 'open_to_organization', 'metadata',
+      'created_by', 'updated_by', 'date_created', 'date_updated', 'change_permission'],
   },
   member: {
     name: ['sid', 'name'],
-    list: ['sid', 'personnel', 'permission', 'change_permission'],
-    detail: ['sid', 'personnel', 'permission', 'date_created', 'date_updated', 'change_permission'],
+    list: ['sid', 'name', 'personnel', 'team', 'project', 'permission', 'is_archived', 'change_permission'],
+    detail: ['sid', 'name', 'personnel', 'team', 'project', 'permission', 'is_archived', 'date_created', 'date_updated', 'change_permission'],
   },
   table: {
     name: ['sid', 'name'],
-    list: ['sid', 'name', 'description', 'change_permission'],
-    detail: ['sid', 'name', 'description', 'columns', 'date_created', 'date_updated', 'change_permission'],
+    list: ['sid', 'name', 'name_singular', 'name_plural', 'unique_code', 'icon', 'table_type', 'order', 'is_archived', 'name_system',
+      'description', 'number_of_records', 'number_of_columns', 'number_of_workflows', 'change_permission'],
+    detail: ['sid', 'name', 'name_singular', 'name_plural', 'unique_code', 'icon', 'table_type', 'order', 'is_archived', 'name_system',
+      'description', 'number_of_records', 'number_of_columns', 'number_of_workflows', 'metadata', 'columns', 'date_created', 'date_updated',
+      'change_permission'],
   },
   widget: {
     name: ['sid', 'name'],
-    list: ['sid', 'name', 'description', 'price', 'addable_at_readonly', 'kind', 'is_builtin', 'change_permission'],
-    detail: ['sid', 'name', 'description', 'price', 'addable_at_readonly', 'kind', 'is_builtin', 'date_created', 'date_updated', 'change_permission'],
+    list: ['sid', 'name', 'description', 'price', 'addable_at_readonly', 'kind', 'icon', 'notes', 'usecase', 'documentation_url',
+      'allow_multiple', 'is_readonly', 'is_public', 'is_builtin', 'change_permission'],
+    detail: ['sid', 'name', 'description', 'price', 'addable_at_readonly', 'kind', 'icon', 'notes', 'usecase', 'documentation_url',
+      'allow_multiple', 'is_readonly', 'is_public', 'is_builtin', 'date_created', 'date_updated', 'change_permission'],
   },
   column: {
     name: ['sid', 'name'],
-    list: ['sid', 'name', 'order', 'table', 'widget', 'change_permission'],
-    detail: ['sid', 'name', 'order', 'table', 'widget', 'date_created', 'date_updated', 'change_permission'],
+    list: ['sid', 'name', 'order', 'table', 'widget', 'description', 'default_value', 'is_required', 'is_hidden', 'is_archived',
+      'name_system', 'change_permission'],
+    detail: ['sid', 'name', 'order', 'table', 'widget', 'description', 'default_value', 'is_required', 'is_hidden', 'is_archived',
+      'name_system', 'change_permission', 'metadata', 'settings', 'date_created', 'date_updated'],
   },
 } as const;
 
@@ -61,8 +69,13 @@ function assertRecord(record: any, resource: Resource, serializer: Serializer, c
   if (serializer === 'detail') {
     assert.ok(isTimestamp(record.date_created) && isTimestamp(record.date_updated), `${context}: timestamps ${record.date_created} ${record.date_updated}`);
   }
-  for (const ref of ['personnel', 'table', 'widget']) {
+  for (const ref of ['personnel', 'table', 'project']) {
     if (ref in record) assert.ok(isRef(record[ref]), `${context}: ${ref} is {sid, name}: ${JSON.stringify(record[ref])}`);
+  }
+  // A column's widget also carries its documentation_url (Labii's).
+  if ('widget' in record) {
+    const { documentation_url: url, ...ref } = record.widget;
+    assert.ok(isRef(ref) && typeof url === 'string', `${context}: widget is {sid, name, documentation_url}: ${JSON.stringify(record.widget)}`);
   }
   if ('price' in record) assert.match(record.price, MONEY_RE, `${context}: price`);
 }
@@ -177,7 +190,7 @@ describe('project members', () => {
     expectForbidden(await member.api.get(memberList(project.sid, 'list')), 'a Member without a role in the project');
     expectForbidden(await outsider.api.get(memberList(project.sid, 'list')), 'another organization');
     expectPlainText(await admin.api.get(memberList('0000000000000000', 'list')), 406, MESSAGES.wrongId);
-    expectPlainText(await admin.api.get(list('projects', 'member')(project.sid, 'list', undefined, 'organization')), 406, MESSAGES.wrongLevel);
+    expectPlainText(await admin.api.get(list('projects', 'member')(project.sid, 'list', undefined, 'table')), 406, MESSAGES.wrongLevel);
   });
 
   test('adding: the same personnel twice, another organization\'s personnel and unknown sids are field errors', async () => {
@@ -294,7 +307,7 @@ describe('tables, widgets and columns', () => {
     const d = await add({ name: 'D', widget: widget.sid });
     assert.deepEqual([a.order, b.order, c.order, d.order], [0, 1, 10, 11]);
     assert.deepEqual(a.table, { sid: t.sid, name: t.name });
-    assert.deepEqual(b.widget, { sid: 'builtinWidgetTxt', name: 'Text' });
+    assert.deepEqual(b.widget, { sid: 'builtinWidgetTxt', name: 'Text', documentation_url: '' });
     expectStatus(await admin.api.patch(columnDetail(a.sid), { order: 20, name: 'A last' }), 200);
     expectFieldErrors(await admin.api.patch(columnDetail(a.sid), { widget: 'builtinWidgetTxt' }), { widget: ['Unknown field.'] });
     expectForbidden(await member.api.patch(columnDetail(a.sid), { name: 'x' }), 'Member PATCH');

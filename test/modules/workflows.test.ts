@@ -30,9 +30,9 @@ const BUILTIN = { text: 'builtinWidgetTxt', notify: 'builtinWidgetNtf', setCell:
 
 // ----------------------------------------------------------------- shapes --
 
-const WORKFLOW_LIST_KEYS = ['sid', 'name', 'description', 'parent', 'table', 'is_archived', 'change_permission'];
+const WORKFLOW_LIST_KEYS = ['sid', 'name', 'description', 'parent', 'table', 'is_archived', 'number_of_steps', 'change_permission'];
 const WORKFLOW_DETAIL_KEYS = [...WORKFLOW_LIST_KEYS, 'steps', 'created_by', 'date_created', 'date_updated'];
-const STEP_LIST_KEYS = ['sid', 'name', 'workflow', 'widget', 'kind', 'order', 'change_permission'];
+const STEP_LIST_KEYS = ['sid', 'name', 'workflow', 'widget', 'kind', 'order', 'parent', 'redirect_to', 'color', 'change_permission'];
 const STEP_DETAIL_KEYS = [...STEP_LIST_KEYS, 'description', 'data', 'date_created', 'date_updated'];
 const EXECUTION_LIST_KEYS = ['sid', 'name', 'workflow', 'row', 'status', 'current_step', 'waiting_for', 'error', 'started_by',
   'date_created', 'date_updated', 'change_permission'];
@@ -135,7 +135,7 @@ describe('workflows', () => {
     assert.deepEqual(
       { ...res.json, sid: undefined, date_created: undefined, date_updated: undefined },
       {
-        sid: undefined, name: 'Review', description: 'd', parent: 7, table: { sid: w.table.sid, name: w.table.name }, is_archived: false,
+        sid: undefined, name: 'Review', description: 'd', parent: 7, table: { sid: w.table.sid, name: w.table.name }, is_archived: false, number_of_steps: 0,
         change_permission: true, steps: [], created_by: `${w.admin.first_name} ${w.admin.last_name}`, date_created: undefined, date_updated: undefined,
       },
     );
@@ -257,7 +257,8 @@ describe('steps', () => {
     assertRecord(res.json, 'step', 'detail');
     assert.deepEqual({ ...res.json, sid: undefined, date_created: undefined, date_updated: undefined }, {
       sid: undefined, name: 'Set result', description: 'sets it', workflow: { sid: wf.sid, name: wf.name }, widget: { sid: BUILTIN.setCell, name: 'Set cell' },
-      kind: 'set_cell', order: 1, data: { column: 'Result', value: '{{variables.x}}' }, change_permission: true, date_created: undefined, date_updated: undefined,
+      kind: 'set_cell', order: 1, data: { column: 'Result', value: '{{variables.x}}' }, parent: null, redirect_to: null, color: '',
+      change_permission: true, date_created: undefined, date_updated: undefined,
     });
     const viaQuery = expectStatus(await w.admin.api.post(stepList(w.org.sid, 'list', { widget__sid: w.paidWidget.sid }), { name: 'q', workflow: wf.sid }), 201);
     assertRecord(viaQuery.json, 'step', 'list');

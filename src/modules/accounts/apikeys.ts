@@ -8,7 +8,7 @@ import { and, eq, desc, count } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import { credentials } from '../../db/schema.js';
 import { defineDetail, defineList } from '../../core/resource.js';
-import { userLevel } from '../../core/levels.js';
+import { organizationLevel, userLevel } from '../../core/levels.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
@@ -39,11 +39,14 @@ export function registerApiKeys(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
     path: '/accounts/apikey',
     tag: 'accounts',
-    levels: { user: userLevel },
+    // level=organization is how Labii's SDK (APIKey) asks: the caller's own keys all the same (a key is not scoped to an organization).
+    levels: { user: userLevel, organization: organizationLevel },
     shapes: ApiKeyShapes,
     get: {
       summary: "List the caller's API keys",
-      description: 'Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again.',
+      description: 'Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again. '
+        + 'level=organization (Labii\'s SDK) with an organization the caller is active personnel of answers the same: the caller\'s '
+        + 'own keys, which are the account\'s, not the organization\'s.',
       addPermission: (scope) => scope.actor.credentialKind === 'session',
       count: async (scope) => (await ctx.db.select({ n: count() }).from(credentials).where(ownKeys(scope.actor.userSid)))[0].n,
       rows: async (scope, _query, _serializer, page) => {

@@ -17,7 +17,12 @@ import { trustDevice } from './devices.js';
 import type { AppContext } from '../../context.js';
 import { safeMessage } from '../../core/log-redaction.js';
 
-const BAD_TAG = 'This link is invalid or has expired; ask for a new one.';
+/**
+ * Labii's answers for a reset tag (406, plain text): a wrong, used or expired tag, and no tag
+ * at all (docs/labii-compatibility.md).
+ */
+export const WRONG_TAG = 'Error: Wrong Tag! - Tag is not valid';
+export const MISSING_TAG = 'Error: Missing Tag in GET! - Tag is missing in the url';
 
 /**
  * POST /accounts/forgetpassword/: takes one account mail from the client address's quota
@@ -55,19 +60,20 @@ export async function mailResetLink(ctx: AppContext, email: string): Promise<voi
  * longer hold up anyone), and trusts the client that sent it (devices.ts: the tag came by
  * mail). Returns the device token for its cookie.
  */
-export async function resetPassword(ctx: AppContext, tag: string, password: string, device: string | undefined): Promise<string> {
+export async function resetPassword(ctx: AppContext, tag: string | undefined, password: string, device: string | undefined): Promise<string> {
+  if (!tag) throw errors.notAcceptable(MISSING_TAG);
   const tagHash = hashSecret(tag);
   const live = sql`${passwordResets.tagHash} = ${tagHash} AND ${passwordResets.usedAt} IS NULL AND ${passwordResets.expiresAt} > now()`;
   const [found] = await ctx.db.select({ email: users.email, firstName: users.firstName, lastName: users.lastName })
     .from(passwordResets).innerJoin(users, eq(users.sid, passwordResets.userSid)).where(live);
-  if (!found) throw errors.field('tag', BAD_TAG);
+  if (!found) throw errors.notAcceptable(WRONG_TAG);
   await assertStrongPassword(password, 'password', [found.email, found.firstName, found.lastName]);
   const passwordHash = await hashPassword(password);
   return ctx.db.transaction(async (tx) => {
     // Spent here, under the row's lock: of two requests with one tag, one sets the password.
     const [row] = await query<{ user_sid: string; personnel_sid: string | null }>(tx, sql`
       UPDATE password_resets SET used_at = now() WHERE ${live} RETURNING user_sid, personnel_sid`);
-    if (!row) throw errors.field('tag', BAD_TAG);
+    if (!row) throw errors.notAcceptable(WRONG_TAG);
     // An invitation's tag: choosing the password accepts that organization (personnel/consent.ts).
     if (row.personnel_sid) {
       await tx.execute(sql`UPDATE personnel SET date_accepted = coalesce(date_accepted, now()) WHERE sid = ${row.personnel_sid} AND user_sid = ${row.user_sid}`);

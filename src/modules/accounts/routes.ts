@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf, requireSession } from '../../core/auth.js';
 import { errors } from '../../core/errors.js';
 import { refuseOtherMethods } from '../../core/resource.js';
-import { DetailError, FieldErrors } from '../../core/schemas.js';
+import { DetailError, FieldErrors, PlainText } from '../../core/schemas.js';
 import {
   SignupBody, SignupUser, AuthBody, AuthAnswer, ForgetBody, ResetBody, ResetQuery, VerifyQuery, Detail, ChangePasswordBody, ChangeEmailBody,
   UnlockQuery,
@@ -138,15 +138,17 @@ export function registerAccounts(app: FastifyInstance, ctx: AppContext): void {
     config: { auth: false },
     schema: {
       tags, summary: 'Set a new password with the emailed tag', security: [], body: ResetBody, querystring: ResetQuery,
-      description: 'The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else. '
+      description: 'The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else: '
+        + 'a wrong, used or expired tag is 406 "Error: Wrong Tag! - Tag is not valid", none is 406 "Error: Missing Tag in GET! - '
+        + 'Tag is missing in the url" (plain text, as Labii answers). '
         + 'A password easy to guess (zxcvbn score below 3: a common password, a keyboard walk, one\'s own name or email …) '
         + 'is refused with 400 on `password` saying why. Setting the password proves the email (the tag was mailed to it), '
         + 'ends every session of the account (API keys stay) and ends the account\'s sign-in slow-down; the answer sets the '
         + `device cookie \`${DEVICE_COOKIE}\` (this client has signed in before, see POST /accounts/auth/).`,
-      response: { 200: Detail, 400: FieldErrors },
+      response: { 200: Detail, 400: FieldErrors, 406: PlainText },
     },
   }, async (request, reply) => {
-    const device = await resetPassword(ctx, (request.query as { tag: string }).tag, (request.body as { password: string }).password, deviceTokenOf(request));
+    const device = await resetPassword(ctx, (request.query as { tag?: string }).tag, (request.body as { password: string }).password, deviceTokenOf(request));
     setDeviceCookie(reply, ctx, device);
     return { detail: 'Password has been reset.' };
   });

@@ -28,7 +28,7 @@ export const ChangePasswordBody = Body({
   new_password: Password,
 });
 export const ChangeEmailBody = Body({ email: Email });
-export const ResetQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
+export const ResetQuery = Type.Object({ tag: Type.Optional(Type.String({ maxLength: 200, description: 'the tag from the emailed link (406 without it)', 'x-required': true })) });
 export const UnlockQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const VerifyQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 200, description: 'the tag from the emailed link' }) });
 export const Detail = Type.Object({ detail: Type.String() }, { title: 'Message' });

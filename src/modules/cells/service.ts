@@ -42,7 +42,8 @@ export async function createCell(
 
 interface LockedCell {
   sid: string; data: string; date_created: string; date_updated: string;
-  column_sid: string; column_name: string; widget_sid: string; widget_name: string; price: string; addable_at_readonly: boolean; widget_kind: string;
+  column_sid: string; column_name: string; widget_sid: string; widget_name: string; price: string; addable_at_readonly: boolean;
+  widget_kind: string; column_settings: Record<string, unknown>;
   row_sid: string; row_name: string; organization_sid: string; table_sid: string; project_sid: string;
   is_locked: boolean; is_archived: boolean; row_created_by: string;
   organization_name: string; personnel_sid: string | null; is_administrator: boolean | null;
@@ -57,7 +58,8 @@ interface LockedCell {
 async function lockCell(tx: Db, userSid: string, sid: string): Promise<LockedCell | undefined> {
   const [found] = await query<LockedCell>(tx, sql`
     SELECT c.sid, c.data, ${isoTimestamp(sql`c.date_created`)} AS date_created, ${isoTimestamp(sql`c.date_updated`)} AS date_updated,
-           col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid, w.name AS widget_name, w.price, w.addable_at_readonly, w.kind AS widget_kind,
+           col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid, w.name AS widget_name, w.price, w.addable_at_readonly,
+           w.kind AS widget_kind, col.settings AS column_settings,
            r.sid AS row_sid, r.name AS row_name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived,
            r.created_by AS row_created_by, o.name AS organization_name,
            p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
@@ -100,7 +102,10 @@ export async function changeCell(ctx: AppContext, actor: Actor, sid: string, bod
     checkRowState(row, found.addable_at_readonly, false);
     const change = await changeLocked(tx, {
       organizationSid: found.organization_sid, rowSid: row.sid,
-      column: { sid: found.column_sid, name: found.column_name, widgetSid: found.widget_sid, price: found.price, addable: found.addable_at_readonly, kind: found.widget_kind },
+      column: {
+        sid: found.column_sid, name: found.column_name, widgetSid: found.widget_sid, price: found.price, addable: found.addable_at_readonly,
+        kind: found.widget_kind, settings: found.column_settings,
+      },
       data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact, onPost: false, rowMaxBytes: ctx.config.rowMaxBytes,
     }, row, sid, found.row_created_by);
     const cell: CellRecord = {

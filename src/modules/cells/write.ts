@@ -15,6 +15,7 @@ import type { RowRef } from '../rows/access.js';
 import { checkRowSize, refuseOversize, rowSize } from '../rows/size.js';
 import { cellEvent } from '../rows/live.js';
 import { isoTimestamp } from '../../core/sql.js';
+import { checkCellData, kindOfColumn } from '../widgets/kinds.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 
 /**
@@ -43,8 +44,9 @@ export interface CellColumn {
   widgetSid: string;
   price: string;
   addable: boolean;
-  /** The widget's kind: `file` columns hold files (files/cells.ts). */
+  /** The widget's kind (`file` columns hold files, files/cells.ts; value kinds are checked, widgets/kinds.ts) and the column's settings, when known (else looked up). */
   kind?: string;
+  settings?: Record<string, unknown>;
 }
 
 /** One cell write: where, what, by whom, and how its refusals are worded. */
@@ -74,7 +76,8 @@ export async function findColumnOfTable(db: Db, tableSid: string, column: string
   const match = options.byName ? or(bySid, eq(columns.name, column)) : bySid;
   if (!match) return undefined;
   const [found] = await db.select({
-    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly, kind: widgets.kind,
+    sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
+    kind: widgets.kind, settings: sql<Record<string, unknown>>`${columns.settings}`,
   }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
     .where(and(eq(columns.tableSid, tableSid), match))
     // a sid match before a name match, then the first column by order
@@ -104,6 +107,12 @@ function mentions(tx: Db, w: CellWrite, row: RowRef, before: string) {
   });
 }
 
+/** Refuses (400 on `data`) data that is not a value of the column's widget kind (widgets/kinds.ts). */
+async function checkKind(tx: Db, w: CellWrite): Promise<void> {
+  const column = w.column.kind !== undefined ? { kind: w.column.kind, settings: w.column.settings ?? {} } : await kindOfColumn(tx, w.column.sid);
+  await checkCellData(tx, w.organizationSid, column, w.data);
+}
+
 const suffix = (w: CellWrite) => (w.via ? ` (${w.via})` : '');
 
 async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'changed') {
@@ -119,6 +128,7 @@ async function debit(tx: Db, w: CellWrite, cellSid: string, what: 'created' | 'c
  * mentions; returns its sid. `sized`: the caller has checked the row's size already.
  */
 async function insertLocked(tx: Db, w: CellWrite, row: RowRef, options: { sized?: boolean } = {}): Promise<string> {
+  await checkKind(tx, w);
   if (!options.sized) await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data');
   const sid = newSid();
   await tx.insert(cells).values({
@@ -157,6 +167,7 @@ export interface CellChange {
  * known, spares the record-change lookup for a row's own creator.
  */
 export async function changeLocked(tx: Db, sent: CellWrite, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+  await checkKind(tx, sent);
   const w = await stored(tx, sent);
   const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
   // One round trip: the row's size with the new data; only when it is within ROW_MAX_BYTES,

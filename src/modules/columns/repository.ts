@@ -12,18 +12,38 @@ const fields = {
   table_name: tables.name,
   widget_sid: widgets.sid,
   widget_name: widgets.name,
+  widget_kind: widgets.kind,
+  widget_documentation_url: widgets.documentationUrl,
+  description: columns.description,
+  default_value: columns.defaultValue,
+  is_required: columns.isRequired,
+  is_hidden: columns.isHidden,
+  is_archived: columns.isArchived,
+  name_system: columns.nameSystem,
+  metadata: columns.metadata,
+  settings: sql<Record<string, unknown>>`${columns.settings}`,
   date_created: isoTimestamp(columns.dateCreated),
   date_updated: isoTimestamp(columns.dateUpdated),
 };
 
 export interface ColumnRow {
   sid: string; organization_sid: string; name: string; order: number; table_sid: string; table_name: string;
-  widget_sid: string; widget_name: string; date_created: string; date_updated: string;
+  widget_sid: string; widget_name: string; widget_kind: string; widget_documentation_url: string;
+  description: string; default_value: string; is_required: boolean; is_hidden: boolean; is_archived: boolean;
+  name_system: string; metadata: unknown; settings: Record<string, unknown>; date_created: string; date_updated: string;
 }
 
+/** The list's filters. */
+export interface ColumnFilters { table__sid?: string; name_system?: string; is_archived?: boolean }
+
 /** An organization's columns, or one table's. */
-function where(orgSid: string, tableSid?: string): SQL {
-  return tableSid ? and(eq(columns.tableSid, tableSid), eq(columns.organizationSid, orgSid))! : eq(columns.organizationSid, orgSid);
+function where(orgSid: string, filters: ColumnFilters): SQL {
+  return and(
+    eq(columns.organizationSid, orgSid),
+    filters.table__sid ? eq(columns.tableSid, filters.table__sid) : undefined,
+    filters.name_system !== undefined ? eq(columns.nameSystem, filters.name_system) : undefined,
+    filters.is_archived !== undefined ? eq(columns.isArchived, filters.is_archived) : undefined,
+  )!;
 }
 
 function select(db: Db) {
@@ -32,14 +52,14 @@ function select(db: Db) {
     .innerJoin(widgets, eq(widgets.sid, columns.widgetSid));
 }
 
-export async function countColumns(db: Db, orgSid: string, tableSid?: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(columns).where(where(orgSid, tableSid));
+export async function countColumns(db: Db, orgSid: string, filters: ColumnFilters = {}): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(columns).where(where(orgSid, filters));
   return row.n;
 }
 
 /** A page of columns, by table (oldest table first) and then by order. */
-export async function pageColumns(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number): Promise<ColumnRow[]> {
-  return select(db).where(where(orgSid, tableSid))
+export async function pageColumns(db: Db, orgSid: string, filters: ColumnFilters, limit: number, offset: number): Promise<ColumnRow[]> {
+  return select(db).where(where(orgSid, filters))
     .orderBy(tables.dateCreated, tables.sid, columns.order, columns.sid).limit(limit).offset(offset);
 }
 

@@ -8,6 +8,7 @@ import { ColumnCreate, ColumnCreateQuery, ColumnListQuery, ColumnPatch, ColumnSh
 import { countColumns, pageColumns } from './repository.js';
 import { changeColumn, checkTableFilter, createColumn, loadColumn, serializeColumn } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
+import { queryBool } from '../../core/schemas.js';
 import { columns } from '../../db/schema.js';
 
 export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
@@ -19,22 +20,24 @@ export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
     get: {
       summary: 'List the columns of an organization\'s tables (Admin, Member)',
       description: 'By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization '
-        + '(any other sid is a 400 on `table__sid`).',
+        + '(any other sid is a 400 on `table__sid`); `name_system` and `is_archived` (Labii\'s) filter too.',
       query: ColumnListQuery,
       allowed: (scope) => permissions.schema.read(scope.membership),
       addPermission: (scope) => permissions.schema.change(scope.membership),
       count: async (scope, query) => {
         await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
-        return countColumns(ctx.db, scope.membership.organizationSid, query.table__sid);
+        return countColumns(ctx.db, scope.membership.organizationSid, columnFilters(query));
       },
       rows: async (scope, query, serializer, page) =>
-        (await pageColumns(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset))
+        (await pageColumns(ctx.db, scope.membership.organizationSid, columnFilters(query), page.limit, page.offset))
           .map((row) => serializeColumn(row, serializer, scope.membership)),
     },
     post: {
       summary: 'Add a column to a table (Admin)',
       description: 'Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or '
-        + 'one of the organization\'s, order? (integer ≥ 0; default: after the last column)}.',
+        + 'one of the organization\'s, order? (integer ≥ 0; default: after the last column), description?, default_value?, '
+        + 'is_required?, is_hidden?, is_archived?, name_system?, metadata?, settings? (the widget\'s: a number\'s unit, a choice\'s '
+        + 'choices, a foreign key\'s table)}.',
       query: ColumnCreateQuery,
       body: ColumnCreate,
       allowed: (scope) => permissions.schema.change(scope.membership),
@@ -66,4 +69,9 @@ export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
       },
     },
   });
+}
+
+/** The list's filters from its query. */
+function columnFilters(q: { table__sid?: string; name_system?: string; is_archived?: string }) {
+  return { table__sid: q.table__sid, name_system: q.name_system, is_archived: q.is_archived === undefined ? undefined : queryBool(q.is_archived) };
 }

@@ -10,6 +10,7 @@ import { isSid } from '../../core/ids.js';
 import { notifications } from '../../db/schema.js';
 import { findNotification, type NotificationRow } from './repository.js';
 import { sendInOneStatement } from './send.js';
+import { expandTeams } from '../teams/service.js';
 import { senderMailQuota, senderMailQuotaExceeded } from '../accounts/service.js';
 import { secondsLeft } from '../../core/rate-limit.js';
 
@@ -45,17 +46,27 @@ export async function loadNotification(ctx: AppContext, actor: Actor, sid: strin
  * (429, nothing written), so nothing is written unless every check holds.
  */
 export async function createNotification(ctx: AppContext, membership: Membership, body: NotificationBody, actor: Actor): Promise<NotificationRow> {
-  const recipientSids = body.to.map((r) => r.sid);
-  const quota = body.should_email ? senderMailQuota(ctx, actor.userSid, new Set(recipientSids).size) : undefined;
-  const outcome = await sendInOneStatement(ctx.db, {
-    organizationSid: membership.organizationSid,
-    senderSid: membership.personnelSid,
-    recipientSids,
-    name: body.name,
-    body: body.body ?? '',
-    parentSid: body.parent?.sid ?? null,
-    shouldEmail: body.should_email ?? false,
-  }, { activeOnly: true, parentReader: body.parent ? membership.personnelSid : undefined, quota });
+  const send = (recipientSids: string[]) => {
+    const quota = body.should_email ? senderMailQuota(ctx, actor.userSid, new Set(recipientSids).size) : undefined;
+    return sendInOneStatement(ctx.db, {
+      organizationSid: membership.organizationSid,
+      senderSid: membership.personnelSid,
+      recipientSids,
+      name: body.name,
+      body: body.body ?? '',
+      parentSid: body.parent?.sid ?? null,
+      shouldEmail: body.should_email ?? false,
+    }, { activeOnly: true, parentReader: body.parent ? membership.personnelSid : undefined, quota }).then((outcome) => ({ outcome, quota }));
+  };
+  let { outcome, quota } = await send(body.to.map((r) => r.sid));
+  // A recipient that is no personnel may be a team (Labii's): its active personnel receive it
+  // instead. Looked up only then, so a POST to personnel stays one statement; the refused
+  // statement wrote nothing and took no quota.
+  const notPersonnel = outcome.recipients.filter((r) => !r.known).map((r) => r.sid);
+  if (notPersonnel.length) {
+    const expanded = await expandTeams(ctx.db, membership.organizationSid, body.to.map((r) => r.sid), notPersonnel);
+    if (expanded) ({ outcome, quota } = await send(expanded));
+  }
   const refused = outcome.recipients.filter((r) => !r.active).map((r) => r.sid);
   if (refused.length) throw errors.fields({ to: refused.map((s) => `${s} is not an active member of this organization.`) });
   if (!outcome.parentFound) {

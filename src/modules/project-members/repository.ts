@@ -2,7 +2,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
-import { personnel, projectMembers, projects } from '../../db/schema.js';
+import { personnel, projectMembers, projects, teams } from '../../db/schema.js';
 import type { ProjectRole } from '../../core/access.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 
@@ -18,12 +18,16 @@ const fields = {
   personnel_sid: personnel.sid,
   personnel_name: personnelName,
   permission: projectMembers.permission,
+  project_name: projects.name,
+  team_sid: teams.sid,
+  team_name: teams.name,
   date_created: isoTimestamp(projectMembers.dateCreated),
   date_updated: isoTimestamp(projectMembers.dateUpdated),
 };
 
 export interface ProjectMemberRow {
   sid: string; project_sid: string; personnel_sid: string; personnel_name: string; permission: ProjectRole;
+  project_name: string; team_sid: string | null; team_name: string | null;
   date_created: string; date_updated: string;
 }
 
@@ -42,6 +46,8 @@ export async function countInProject(db: Db, projectSid: string): Promise<number
 export async function pageInProject(db: Db, projectSid: string, limit: number, offset: number): Promise<ProjectMemberRow[]> {
   return db.select(fields).from(projectMembers)
     .innerJoin(personnel, eq(personnel.sid, projectMembers.personnelSid))
+    .innerJoin(projects, eq(projects.sid, projectMembers.projectSid))
+    .leftJoin(teams, eq(teams.sid, projectMembers.teamSid))
     .where(eq(projectMembers.projectSid, projectSid))
     .orderBy(projectMembers.dateCreated, projectMembers.sid).limit(limit).offset(offset);
 }
@@ -51,6 +57,7 @@ export async function findBySid(db: Db, sid: string, userSid: string): Promise<P
     .from(projectMembers)
     .innerJoin(personnel, eq(personnel.sid, projectMembers.personnelSid))
     .innerJoin(projects, eq(projects.sid, projectMembers.projectSid))
+    .leftJoin(teams, eq(teams.sid, projectMembers.teamSid))
     .leftJoin(me, and(eq(me.organizationSid, projects.organizationSid), eq(me.userSid, userSid)))
     .leftJoin(mine, and(eq(mine.projectSid, projects.sid), eq(mine.personnelSid, me.sid)))
     .where(eq(projectMembers.sid, sid));

@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
-import { ProjectCreate, ProjectPatch, ProjectShapes } from './schemas.js';
+import { ProjectCreate, ProjectListQuery, ProjectPatch, ProjectShapes } from './schemas.js';
+import { queryBool } from '../../core/schemas.js';
 import { countVisible, pageVisible } from './repository.js';
 import { changeProject, createProject, loadProject, serializeProject } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
@@ -20,17 +21,19 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
       summary: 'List the projects of an organization (Admin: all; Member: those where they hold a project role)',
       description: 'Oldest first. An organization Admin sees every project; any other member sees the projects where they are '
         + 'Project Admin, Edit or View.',
+      query: ProjectListQuery,
       addPermission: (scope) => permissions.project.create(scope.membership),
-      count: (scope) => countVisible(ctx.db, scope.membership.organizationSid, scope.membership.personnelSid,
-        permissions.project.listAll(scope.membership)),
-      rows: async (scope, _q, serializer, page) =>
+      count: (scope, q) => countVisible(ctx.db, scope.membership.organizationSid, scope.membership.personnelSid,
+        permissions.project.listAll(scope.membership), projectFilters(q)),
+      rows: async (scope, q, serializer, page) =>
         (await pageVisible(ctx.db, scope.membership.organizationSid, scope.actor.userSid,
-          permissions.project.listAll(scope.membership), page.limit, page.offset))
+          permissions.project.listAll(scope.membership), page.limit, page.offset, projectFilters(q)))
           .map((row) => serializeProject(row, serializer, scope.membership)),
     },
     post: {
       summary: 'Create a project (Admin)',
-      description: 'Body {name, description?}. The creator is not made a project member: an organization Admin reads every '
+      description: 'Body {name, description?, parent? (a project of the organization), date_start?, date_end?, is_archived?, '
+        + 'open_to_organization?, metadata?}. The creator is not made a project member: an organization Admin reads every '
         + 'project, and adds project members (themself included) through /projects/member/.',
       body: ProjectCreate,
       allowed: (scope) => permissions.project.create(scope.membership),
@@ -53,8 +56,8 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     patch: {
-      summary: "Change a project's name or description (Admin, Project Admin)",
-      description: 'Body {name?, description?}. Projects are not deleted (405).',
+      summary: 'Change a project (Admin, Project Admin)',
+      description: 'Body: any of the creation fields. Projects are not deleted (405): archive them (is_archived).',
       body: ProjectPatch,
       handler: async (actor, sid, body) => {
         const { row, membership } = await changeProject(ctx, actor, sid, body);
@@ -62,4 +65,9 @@ export function registerProjects(app: FastifyInstance, ctx: AppContext): void {
       },
     },
   });
+}
+
+/** The list's filters from its query. */
+function projectFilters(q: { is_archived?: string; parent__sid?: string }) {
+  return { is_archived: q.is_archived === undefined ? undefined : queryBool(q.is_archived), parent__sid: q.parent__sid };
 }

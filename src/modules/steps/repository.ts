@@ -17,13 +17,17 @@ const fields = {
   kind: widgets.kind,
   order: steps.order,
   data: steps.data,
+  parent: steps.parentSid,
+  redirect_to: steps.redirectTo,
+  color: steps.color,
   date_created: isoTimestamp(steps.dateCreated),
   date_updated: isoTimestamp(steps.dateUpdated),
 };
 
 export interface StepRecord {
   sid: string; organization_sid: string; name: string; description: string; workflow_sid: string; workflow: Ref; widget: Ref;
-  kind: string; order: number; data: Record<string, unknown>; date_created: string; date_updated: string;
+  kind: string; order: number; data: Record<string, unknown>; parent: string | null; redirect_to: string | null; color: string;
+  date_created: string; date_updated: string;
 }
 
 export interface StepFilter {

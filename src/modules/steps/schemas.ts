@@ -8,6 +8,9 @@ const listFields = {
   widget: Ref,
   kind: Type.String({ description: "what the step does: its widget's kind (notify, set_cell, lock_row, wait_event; others do nothing)" }),
   order: Type.Integer({ description: 'its position in the workflow, from 1; unique within the workflow' }),
+  parent: Type.Union([Sid, Type.Null()], { description: 'Labii\'s: the step of the workflow this one branches from (null: none)' }),
+  redirect_to: Type.Union([Type.String(), Type.Null()], { description: 'Labii\'s: where the app goes after the step (kept as sent)' }),
+  color: Type.String({ description: 'Labii\'s: the step\'s colour in the app' }),
   change_permission: Type.Boolean(),
 };
 
@@ -44,6 +47,9 @@ export const StepCreate = Body({
   widget: Type.Optional(WidgetSid),
   order: Type.Optional(Order),
   data: Type.Optional(Settings),
+  parent: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'a step of the same workflow, or null' })),
+  redirect_to: Type.Optional(Type.Union([Text(2000), Type.Null()])),
+  color: Type.Optional(Text(32)),
 });
 
 export const StepPatch = Body({
@@ -52,4 +58,7 @@ export const StepPatch = Body({
   widget: Type.Optional(WidgetSid),
   order: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'the new position, from 1 (past the last: last); the steps in between move by one' })),
   data: Type.Optional(Settings),
+  parent: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'a step of the same workflow, or null' })),
+  redirect_to: Type.Optional(Type.Union([Text(2000), Type.Null()])),
+  color: Type.Optional(Text(32)),
 });

@@ -29,6 +29,7 @@ export function serializeStep(row: StepRecord, serializer: Serializer, membershi
   if (serializer === 'name') return { sid: row.sid, name: row.name };
   const record = {
     sid: row.sid, name: row.name, workflow: row.workflow, widget: row.widget, kind: row.kind, order: row.order,
+    parent: row.parent, redirect_to: row.redirect_to, color: row.color,
     change_permission: permissions.step.change(membership),
   };
   if (serializer === 'list') return record;
@@ -70,6 +71,25 @@ export interface StepInput {
   widget?: string;
   order?: number;
   data?: Record<string, unknown>;
+  parent?: string | null;
+  redirect_to?: string | null;
+  color?: string;
+}
+
+/** Labii's step fields, checked: the parent is another step of the same workflow. */
+async function labiiValues(db: Db, workflowSid: string, body: { parent?: string | null; redirect_to?: string | null; color?: string }, sid: string) {
+  if (body.parent) {
+    if (body.parent === sid) throw errors.field('parent', 'A step cannot branch from itself.');
+    const [found] = isSid(body.parent)
+      ? await db.select({ sid: steps.sid }).from(steps).where(and(eq(steps.sid, body.parent), eq(steps.workflowSid, workflowSid)))
+      : [];
+    if (!found) throw errors.field('parent', 'Select a step of the same workflow.');
+  }
+  return {
+    ...(body.parent !== undefined ? { parentSid: body.parent || null } : {}),
+    ...(body.redirect_to !== undefined ? { redirectTo: body.redirect_to } : {}),
+    ...(body.color !== undefined ? { color: body.color } : {}),
+  };
 }
 
 /**
@@ -95,7 +115,7 @@ export async function createStep(ctx: AppContext, membership: Membership, widget
     const sid = newSid();
     await tx.insert(steps).values({
       sid, organizationSid: orgSid, workflowSid: body.workflow, widgetSid: widget.sid, name: body.name,
-      description: body.description ?? '', order, data,
+      description: body.description ?? '', order, data, ...await labiiValues(tx, body.workflow, body, sid),
     });
     return (await findStep(tx, sid))!;
   });
@@ -120,7 +140,8 @@ async function lockedOrder(tx: Db, sid: string): Promise<number> {
  */
 export async function changeStep(
   ctx: AppContext, actor: Actor, sid: string,
-  body: { name?: string; description?: string; widget?: string; order?: number; data?: Record<string, unknown> },
+  body: { name?: string; description?: string; widget?: string; order?: number; data?: Record<string, unknown>; parent?: string | null;
+    redirect_to?: string | null; color?: string },
 ) {
   const { row, membership } = await loadStep(ctx, actor, sid);
   if (!permissions.step.change(membership)) throw errors.forbidden();
@@ -146,6 +167,7 @@ export async function changeStep(
       ...(body.description !== undefined ? { description: body.description } : {}),
       ...(widget ? { widgetSid: widget.sid } : {}),
       ...(body.data !== undefined ? { data: body.data } : {}),
+      ...await labiiValues(tx, row.workflow_sid, body, sid),
       dateUpdated: sql`now()`,
     }).where(eq(steps.sid, sid));
     return (await findStep(tx, sid))!;

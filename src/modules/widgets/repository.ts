@@ -11,13 +11,21 @@ const fields = {
   price: sql<string>`${widgets.price}::text`,
   addable_at_readonly: widgets.addableAtReadonly,
   kind: widgets.kind,
+  icon: widgets.icon,
+  notes: widgets.notes,
+  usecase: widgets.usecase,
+  documentation_url: widgets.documentationUrl,
+  allow_multiple: widgets.allowMultiple,
+  is_readonly: widgets.isReadonly,
+  is_public: widgets.isPublic,
   date_created: isoTimestamp(widgets.dateCreated),
   date_updated: isoTimestamp(widgets.dateUpdated),
 };
 
 export interface WidgetRow {
   sid: string; organization_sid: string | null; name: string; description: string; price: string;
-  addable_at_readonly: boolean; kind: string; date_created: string; date_updated: string;
+  addable_at_readonly: boolean; kind: string; icon: string; notes: string; usecase: string; documentation_url: string;
+  allow_multiple: boolean; is_readonly: boolean; is_public: boolean; date_created: string; date_updated: string;
 }
 
 /** The widgets an organization uses: the built-in ones and its own. */

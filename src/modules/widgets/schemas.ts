@@ -2,7 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { Body, Money, Sid, StringEnum, Text, Timestamp } from '../../core/schemas.js';
 
 /** What a widget does: the kinds of the built-in widgets (migration 0002). */
-export const WIDGET_KINDS = ['text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature', 'file'] as const;
+export const WIDGET_KINDS = [
+  'text', 'steps', 'notify', 'set_cell', 'lock_row', 'wait_event', 'signature', 'file',
+  // Value kinds (widgets/kinds.ts): what their cells may hold is checked on every write.
+  'number', 'date', 'choice', 'multiple_choice', 'foreign_key', 'barcode', 'rich_text',
+] as const;
 export const WidgetKind = StringEnum(WIDGET_KINDS, {
   description: `what the widget does: ${WIDGET_KINDS.join(', ')}`,
 });
@@ -10,6 +14,9 @@ export const WidgetKind = StringEnum(WIDGET_KINDS, {
 const listFields = {
   sid: Sid, name: Type.String(), description: Type.String(),
   price: Money, addable_at_readonly: Type.Boolean(), kind: Type.String(),
+  icon: Type.String(), notes: Type.String(), usecase: Type.String(), documentation_url: Type.String(),
+  allow_multiple: Type.Boolean({ description: 'a cell may hold several values (a multiple choice)' }),
+  is_readonly: Type.Boolean(), is_public: Type.Boolean(),
   is_builtin: Type.Boolean({ description: 'a built-in widget, shared by every organization and read-only' }),
   change_permission: Type.Boolean(),
 };
@@ -33,6 +40,18 @@ const fields = {
   price: Price,
   addable_at_readonly: Type.Boolean({ description: 'whether cells of this widget may be added to a locked row' }),
   kind: WidgetKind,
+  icon: Text(255),
+  notes: Text(10_000),
+  usecase: Text(10_000),
+  documentation_url: Text(2000),
+  allow_multiple: Type.Boolean(),
+  is_readonly: Type.Boolean(),
+  is_public: Type.Boolean(),
+};
+const catalogue = {
+  icon: Type.Optional(fields.icon), notes: Type.Optional(fields.notes), usecase: Type.Optional(fields.usecase),
+  documentation_url: Type.Optional(fields.documentation_url), allow_multiple: Type.Optional(fields.allow_multiple),
+  is_readonly: Type.Optional(fields.is_readonly), is_public: Type.Optional(fields.is_public),
 };
 
 export const WidgetCreate = Body({
@@ -41,6 +60,7 @@ export const WidgetCreate = Body({
   price: Type.Optional(fields.price),
   addable_at_readonly: Type.Optional(fields.addable_at_readonly),
   kind: Type.Optional(fields.kind),
+  ...catalogue,
 });
 export const WidgetPatch = Body({
   name: Type.Optional(fields.name),
@@ -48,4 +68,5 @@ export const WidgetPatch = Body({
   price: Type.Optional(fields.price),
   addable_at_readonly: Type.Optional(fields.addable_at_readonly),
   kind: Type.Optional(fields.kind),
+  ...catalogue,
 });

@@ -16,6 +16,7 @@ const BAD_PRICE = 'Enter an amount of at least 0 with at most 2 decimals and 10 
 
 export interface WidgetInput {
   name?: string; description?: string; price?: string; addable_at_readonly?: boolean; kind?: string;
+  icon?: string; notes?: string; usecase?: string; documentation_url?: string; allow_multiple?: boolean; is_readonly?: boolean; is_public?: boolean;
 }
 
 /** A widget in a shape, for a caller (null membership: a built-in widget read outside any organization). */
@@ -24,7 +25,9 @@ export function serializeWidget(row: WidgetRow, serializer: Serializer, membersh
   const is_builtin = row.organization_sid === null;
   const record = {
     sid: row.sid, name: row.name, description: row.description, price: formatMoney(row.price),
-    addable_at_readonly: row.addable_at_readonly, kind: row.kind, is_builtin,
+    addable_at_readonly: row.addable_at_readonly, kind: row.kind,
+    icon: row.icon, notes: row.notes, usecase: row.usecase, documentation_url: row.documentation_url,
+    allow_multiple: row.allow_multiple, is_readonly: row.is_readonly, is_public: row.is_public, is_builtin,
     change_permission: permissions.widget.change(membership, is_builtin),
   };
   if (serializer === 'list') return record;
@@ -36,6 +39,8 @@ function valuesOf(body: WidgetInput) {
   if (body.price !== undefined && !PRICE_RE.test(body.price)) throw errors.field('price', BAD_PRICE);
   const values = {
     name: body.name, description: body.description, price: body.price, addableAtReadonly: body.addable_at_readonly, kind: body.kind,
+    icon: body.icon, notes: body.notes, usecase: body.usecase, documentationUrl: body.documentation_url,
+    allowMultiple: body.allow_multiple, isReadonly: body.is_readonly, isPublic: body.is_public,
   };
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
 }

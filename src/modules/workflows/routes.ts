@@ -13,32 +13,41 @@ import { findExecution } from '../executions/repository.js';
 import { serializeExecution } from '../executions/serializers.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { workflows } from '../../db/schema.js';
+import { queryBool } from '../../core/schemas.js';
 
 export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
   // A trigger needs no body: `PATCH …?trigger__sid=<row>` sent with none (with or without
   // a JSON Content-Type, as SDKs send it) changes no field, as `{}` would.
   app.addHook('preValidation', async (request) => {
-    if (request.method === 'PATCH' && request.body === undefined && request.routeOptions.url === '/tables/workflow/detail/:sid/'
+    if (request.method === 'PATCH' && request.body === undefined && PATHS.some((p) => request.routeOptions.url === `${p}/detail/:sid/`)
       && (request.query as { trigger__sid?: unknown }).trigger__sid !== undefined) request.body = {};
   });
+  // The spec's path, and labii-sdk 1.13.14's (its Workflow is APIResource("workflows", "workflow")): the same resource.
+  for (const path of PATHS) registerAt(app, ctx, path);
+}
+
+const PATHS = ['/tables/workflow', '/workflows/workflow'];
+
+function registerAt(app: FastifyInstance, ctx: AppContext, path: string): void {
+  const archived = (q: { is_archived?: string }) => (q.is_archived === undefined ? undefined : queryBool(q.is_archived));
   defineList(app, ctx, {
-    path: '/tables/workflow',
+    path,
     tag: 'workflows',
     levels: { organization: organizationLevel },
     shapes: WorkflowShapes,
     get: {
       summary: 'List the workflows of an organization (Admin, Member)',
-      description: 'Oldest first. `table__sid` restricts the list to the workflows specific to that table of the organization '
+      description: 'Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization '
         + '(any other sid is a 400 on `table__sid`). The detail shape carries each workflow\'s steps in order.',
       query: WorkflowListQuery,
       allowed: (scope) => permissions.workflow.read(scope.membership),
       addPermission: (scope) => permissions.workflow.change(scope.membership),
       count: async (scope, query) => {
         await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
-        return countWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid);
+        return countWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid, archived(query));
       },
       rows: async (scope, query, serializer, page) => {
-        const found = await pageWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset);
+        const found = await pageWorkflows(ctx.db, scope.membership.organizationSid, query.table__sid, page.limit, page.offset, archived(query));
         // A page with workflows proves the table filter one of the organization's; an empty one may be the filter's fault.
         if (found.total === undefined) await checkTableFilter(ctx, scope.membership.organizationSid, query.table__sid);
         return withTotal(await serializeWorkflows(ctx.db, found, serializer, scope.membership), found);
@@ -58,7 +67,7 @@ export function registerWorkflows(app: FastifyInstance, ctx: AppContext): void {
   });
 
   defineDetail(app, ctx, {
-    path: '/tables/workflow',
+    path,
     lock: lockOwnRow(workflows),
     tag: 'workflows',
     shape: WorkflowShapes.detail,

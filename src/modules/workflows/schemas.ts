@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, JsonObject, Nullable, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
+import { Body, JsonObject, Nullable, QueryBool, Ref, Sid, Text, Timestamp } from '../../core/schemas.js';
 import { ExecutionShapes } from '../executions/schemas.js';
 
 /** A step as its workflow lists it. */
@@ -17,6 +17,7 @@ const listFields = {
   parent: Nullable(Parent),
   table: Nullable(Ref, 'the table the workflow is specific to; null: any table of the organization'),
   is_archived: Type.Boolean({ description: 'an archived workflow cannot be triggered' }),
+  number_of_steps: Type.Integer({ description: 'the steps of the workflow' }),
   change_permission: Type.Boolean(),
 };
 
@@ -44,7 +45,10 @@ export const WorkflowPatched = Type.Object({
 }, { title: 'WorkflowAndExecution' });
 
 const TableSid = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
-export const WorkflowListQuery = { table__sid: TableSid('only the workflows specific to this table of the organization') };
+export const WorkflowListQuery = {
+  table__sid: TableSid('only the workflows specific to this table of the organization'),
+  is_archived: Type.Optional(QueryBool('only the archived (true) or only the other (false) workflows')),
+};
 export const WorkflowCreateQuery = { table__sid: TableSid('the table of the organization the workflow is specific to (none: any table)') };
 
 export const WorkflowCreate = Body({

@@ -18,7 +18,8 @@ export async function serializeWorkflows(db: Db, found: WorkflowRecord[], serial
   if (serializer === 'name') return found.map((w) => ({ sid: w.sid, name: w.name }));
   const change_permission = permissions.workflow.change(membership);
   const records = found.map((w) => ({
-    sid: w.sid, name: w.name, description: w.description, parent: w.parent, table: w.table, is_archived: w.is_archived, change_permission,
+    sid: w.sid, name: w.name, description: w.description, parent: w.parent, table: w.table, is_archived: w.is_archived,
+    number_of_steps: w.number_of_steps, change_permission,
   }));
   if (serializer === 'list') return records;
   const steps = await stepsOfWorkflows(db, found.map((w) => w.sid));

@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the emailed tag
-         * @description The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else. A password easy to guess (zxcvbn score below 3: a common password, a keyboard walk, one's own name or email …) is refused with 400 on `password` saying why. Setting the password proves the email (the tag was mailed to it), ends every session of the account (API keys stay) and ends the account's sign-in slow-down; the answer sets the device cookie `records_device` (this client has signed in before, see POST /accounts/auth/).
+         * @description The tag is valid 30 minutes (7 days for an invitation) and once; it is checked before anything else: a wrong, used or expired tag is 406 "Error: Wrong Tag! - Tag is not valid", none is 406 "Error: Missing Tag in GET! - Tag is missing in the url" (plain text, as Labii answers). A password easy to guess (zxcvbn score below 3: a common password, a keyboard walk, one's own name or email …) is refused with 400 on `password` saying why. Setting the password proves the email (the tag was mailed to it), ends every session of the account (API keys stay) and ends the account's sign-in slow-down; the answer sets the device cookie `records_device` (this client has signed in before, see POST /accounts/auth/).
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -333,9 +333,9 @@ export interface paths {
         };
         /**
          * List the caller's API keys (name shape)
-         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again.
+         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again. level=organization (Labii's SDK) with an organization the caller is active personnel of answers the same: the caller's own keys, which are the account's, not the organization's.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listApiKeysName"];
         put?: never;
@@ -343,7 +343,7 @@ export interface paths {
          * Create an API key (answers the name shape)
          * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createApiKeyName"];
         delete?: never;
@@ -361,9 +361,9 @@ export interface paths {
         };
         /**
          * List the caller's API keys (list shape)
-         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again.
+         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again. level=organization (Labii's SDK) with an organization the caller is active personnel of answers the same: the caller's own keys, which are the account's, not the organization's.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listApiKeysList"];
         put?: never;
@@ -371,7 +371,7 @@ export interface paths {
          * Create an API key (answers the list shape)
          * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createApiKeyList"];
         delete?: never;
@@ -389,9 +389,9 @@ export interface paths {
         };
         /**
          * List the caller's API keys (detail shape)
-         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again.
+         * @description Only the owner (level=user with their own user sid) lists their keys; the key itself is never shown again. level=organization (Labii's SDK) with an organization the caller is active personnel of answers the same: the caller's own keys, which are the account's, not the organization's.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listApiKeysDetail"];
         put?: never;
@@ -399,7 +399,7 @@ export interface paths {
          * Create an API key (answers the detail shape)
          * @description Answers 201 {sid, name, key, date_created}; the key is shown only in this answer. Send it as `Authorization: Bearer <key>`. A retry with the same `Idempotency-Key` creates no second key and answers 409 naming the key created (the key itself is never stored). Needs a signed-in session: an API key gets 403.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createApiKeyDetail"];
         delete?: never;
@@ -435,9 +435,9 @@ export interface paths {
         };
         /**
          * List the caller's organizations (name shape)
-         * @description The organizations where the caller is active personnel (Admin or Member).
+         * @description level=user: the organizations where the caller is active personnel (Admin or Member). level=organization (Labii's SDK): that organization alone, for its active personnel.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listOrganizationsName"];
         put?: never;
@@ -445,7 +445,7 @@ export interface paths {
          * Create an organization; the caller becomes its Admin (answers the name shape)
          * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createOrganizationName"];
         delete?: never;
@@ -463,9 +463,9 @@ export interface paths {
         };
         /**
          * List the caller's organizations (list shape)
-         * @description The organizations where the caller is active personnel (Admin or Member).
+         * @description level=user: the organizations where the caller is active personnel (Admin or Member). level=organization (Labii's SDK): that organization alone, for its active personnel.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listOrganizationsList"];
         put?: never;
@@ -473,7 +473,7 @@ export interface paths {
          * Create an organization; the caller becomes its Admin (answers the list shape)
          * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createOrganizationList"];
         delete?: never;
@@ -491,9 +491,9 @@ export interface paths {
         };
         /**
          * List the caller's organizations (detail shape)
-         * @description The organizations where the caller is active personnel (Admin or Member).
+         * @description level=user: the organizations where the caller is active personnel (Admin or Member). level=organization (Labii's SDK): that organization alone, for its active personnel.
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         get: operations["listOrganizationsDetail"];
         put?: never;
@@ -501,7 +501,7 @@ export interface paths {
          * Create an organization; the caller becomes its Admin (answers the detail shape)
          * @description The new organization starts with INITIAL_CREDITS credits. One account may create at most ORGANIZATIONS_PER_USER organizations (403 beyond). An instance administrator may replace both values while the service runs (PATCH /admin/settings/).
          *
-         *     Levels: user.
+         *     Levels: user, organization.
          */
         post: operations["createOrganizationDetail"];
         delete?: never;
@@ -525,7 +525,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the name or description (Admin)
+         * Change the name, username, description, logos, dashboard, metadata or digest setting (Admin)
          * @description Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
         patch: operations["updateOrganization"];
@@ -735,7 +735,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project (Admin) (answers the name shape)
-         * @description Body {name, description?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
+         * @description Body {name, description?, parent? (a project of the organization), date_start?, date_end?, is_archived?, open_to_organization?, metadata?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
          *
          *     Levels: organization.
          */
@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project (Admin) (answers the list shape)
-         * @description Body {name, description?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
+         * @description Body {name, description?, parent? (a project of the organization), date_start?, date_end?, is_archived?, open_to_organization?, metadata?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
          *
          *     Levels: organization.
          */
@@ -791,7 +791,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project (Admin) (answers the detail shape)
-         * @description Body {name, description?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
+         * @description Body {name, description?, parent? (a project of the organization), date_start?, date_end?, is_archived?, open_to_organization?, metadata?}. The creator is not made a project member: an organization Admin reads every project, and adds project members (themself included) through /projects/member/.
          *
          *     Levels: organization.
          */
@@ -820,8 +820,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a project's name or description (Admin, Project Admin)
-         * @description Body {name?, description?}. Projects are not deleted (405).
+         * Change a project (Admin, Project Admin)
+         * @description Body: any of the creation fields. Projects are not deleted (405): archive them (is_archived).
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
@@ -837,17 +837,17 @@ export interface paths {
         };
         /**
          * List the members of a project (Admin; any project member) (name shape)
-         * @description The sid in the path is the project's. In the order they were added.
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         get: operations["listMembersName"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the name shape)
-         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`.
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         post: operations["createMemberName"];
         delete?: never;
@@ -865,17 +865,17 @@ export interface paths {
         };
         /**
          * List the members of a project (Admin; any project member) (list shape)
-         * @description The sid in the path is the project's. In the order they were added.
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         get: operations["listMembersList"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the list shape)
-         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`.
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         post: operations["createMemberList"];
         delete?: never;
@@ -893,17 +893,17 @@ export interface paths {
         };
         /**
          * List the members of a project (Admin; any project member) (detail shape)
-         * @description The sid in the path is the project's. In the order they were added.
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         get: operations["listMembersDetail"];
         put?: never;
         /**
          * Add a member to a project (Admin, Project Admin) (answers the detail shape)
-         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`.
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
          *
-         *     Levels: project.
+         *     Levels: project, organization.
          */
         post: operations["createMemberDetail"];
         delete?: never;
@@ -935,11 +935,236 @@ export interface paths {
         head?: never;
         /**
          * Change a member's project role (Admin, Project Admin)
-         * @description Body {permission: admin|edit|view}. The personnel of a membership cannot be changed: remove it and add another.
+         * @description Body {permission: admin|edit|view (or Admin|Edit|View), is_archived?: false}. The personnel of a membership cannot be changed: remove it and add another.
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/projects/projectmember/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (name shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersNameAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the name shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberNameAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (list shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersListAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the list shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberListAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of a project (Admin; any project member) (detail shape)
+         * @description level=project: the sid in the path is the project's; level=organization (Labii's path): the organization's, with the project in `?project__sid=`. In the order they were added.
+         *
+         *     Levels: project, organization.
+         */
+        get: operations["listMembersDetailAtLabiiPath"];
+        put?: never;
+        /**
+         * Add a member to a project (Admin, Project Admin) (answers the detail shape)
+         * @description Body {personnel: sid of a personnel record of the project's organization, permission: admin|edit|view}, or Labii's {member: [personnel sids], team: [team sids], permission: Admin|Edit|View, is_archived?: false}: one membership per person (a team's personnel as they are now, each remembering the team); the answer is the first. Someone already a member, or a sid that is not personnel of this organization, is a 400 on `personnel`; in Labii's lists, those already members are left as they are. Levels as for the list (`?project__sid=` at level=organization).
+         *
+         *     Levels: project, organization.
+         */
+        post: operations["createMemberDetailAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/projectmember/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One project membership (Admin; any project member)
+         * @description A membership of an organization the caller is not in is 404; a member of the organization without a role in the project gets 403.
+         */
+        get: operations["getMemberAtLabiiPath"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from a project (Admin, Project Admin)
+         * @description Answers {}.
+         */
+        delete: operations["deleteMemberAtLabiiPath"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's project role (Admin, Project Admin)
+         * @description Body {permission: admin|edit|view (or Admin|Edit|View), is_archived?: false}. The personnel of a membership cannot be changed: remove it and add another.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateMemberAtLabiiPath"];
+        trace?: never;
+    };
+    "/organizations/team/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the teams of an organization (Admin, Member) (name shape)
+         * @description Oldest first; `is_archived` filters. A team is a named group of personnel: a notification recipient (its active personnel) and a way to add several people to a project (POST /projects/member/ with `team: [...]`).
+         *
+         *     Levels: organization.
+         */
+        get: operations["listTeamsName"];
+        put?: never;
+        /**
+         * Create a team (Admin) (answers the name shape)
+         * @description Body {name, description?, is_archived?, members?: personnel sids of the organization}.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createTeamName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/team/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the teams of an organization (Admin, Member) (list shape)
+         * @description Oldest first; `is_archived` filters. A team is a named group of personnel: a notification recipient (its active personnel) and a way to add several people to a project (POST /projects/member/ with `team: [...]`).
+         *
+         *     Levels: organization.
+         */
+        get: operations["listTeamsList"];
+        put?: never;
+        /**
+         * Create a team (Admin) (answers the list shape)
+         * @description Body {name, description?, is_archived?, members?: personnel sids of the organization}.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createTeamList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/team/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the teams of an organization (Admin, Member) (detail shape)
+         * @description Oldest first; `is_archived` filters. A team is a named group of personnel: a notification recipient (its active personnel) and a way to add several people to a project (POST /projects/member/ with `team: [...]`).
+         *
+         *     Levels: organization.
+         */
+        get: operations["listTeamsDetail"];
+        put?: never;
+        /**
+         * Create a team (Admin) (answers the detail shape)
+         * @description Body {name, description?, is_archived?, members?: personnel sids of the organization}.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createTeamDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/team/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One team, with its members (Admin, Member) */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team (Admin)
+         * @description Answers {}. The project memberships added through it stay, without their team.
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a team (Admin)
+         * @description Body {name?, description?, is_archived?, members?}: `members` replaces the whole team. Project memberships added through the team stay as they are.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateTeam"];
         trace?: never;
     };
     "/tables/table/list/{level}/{sid}/name/": {
@@ -951,7 +1176,7 @@ export interface paths {
         };
         /**
          * List the tables of an organization (Admin, Member) (name shape)
-         * @description Oldest first. The detail shape carries each table's columns, by order.
+         * @description Oldest first. The detail shape carries each table's columns, by order. Filters (Labii's): `name_system`, `is_archived`.
          *
          *     Levels: organization.
          */
@@ -959,7 +1184,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table (Admin) (answers the name shape)
-         * @description Body {name, description?}. Columns are added through /tables/column/ with ?table__sid=.
+         * @description Body {name (or name_plural), name_singular?, unique_code?, description?, icon?, table_type?, order?, is_archived?, name_system?, metadata?}. unique_code (the prefix of the records' uid) is unique in the organization; without it, the first three letters or digits of the name, upper-case, with "-2", "-3" … when taken. Columns are added through /tables/column/ with ?table__sid=.
          *
          *     Levels: organization.
          */
@@ -979,7 +1204,7 @@ export interface paths {
         };
         /**
          * List the tables of an organization (Admin, Member) (list shape)
-         * @description Oldest first. The detail shape carries each table's columns, by order.
+         * @description Oldest first. The detail shape carries each table's columns, by order. Filters (Labii's): `name_system`, `is_archived`.
          *
          *     Levels: organization.
          */
@@ -987,7 +1212,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table (Admin) (answers the list shape)
-         * @description Body {name, description?}. Columns are added through /tables/column/ with ?table__sid=.
+         * @description Body {name (or name_plural), name_singular?, unique_code?, description?, icon?, table_type?, order?, is_archived?, name_system?, metadata?}. unique_code (the prefix of the records' uid) is unique in the organization; without it, the first three letters or digits of the name, upper-case, with "-2", "-3" … when taken. Columns are added through /tables/column/ with ?table__sid=.
          *
          *     Levels: organization.
          */
@@ -1007,7 +1232,7 @@ export interface paths {
         };
         /**
          * List the tables of an organization (Admin, Member) (detail shape)
-         * @description Oldest first. The detail shape carries each table's columns, by order.
+         * @description Oldest first. The detail shape carries each table's columns, by order. Filters (Labii's): `name_system`, `is_archived`.
          *
          *     Levels: organization.
          */
@@ -1015,7 +1240,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table (Admin) (answers the detail shape)
-         * @description Body {name, description?}. Columns are added through /tables/column/ with ?table__sid=.
+         * @description Body {name (or name_plural), name_singular?, unique_code?, description?, icon?, table_type?, order?, is_archived?, name_system?, metadata?}. unique_code (the prefix of the records' uid) is unique in the organization; without it, the first three letters or digits of the name, upper-case, with "-2", "-3" … when taken. Columns are added through /tables/column/ with ?table__sid=.
          *
          *     Levels: organization.
          */
@@ -1035,7 +1260,7 @@ export interface paths {
         };
         /**
          * One table, with its columns (Admin, Member)
-         * @description The columns are {sid, name, order, widget: {sid, name}}, by order. A table of an organization the caller is not in is 404.
+         * @description The columns are {sid, name, order, widget: {sid, name, documentation_url}}, by order. A table of an organization the caller is not in is 404.
          */
         get: operations["getTable"];
         put?: never;
@@ -1044,8 +1269,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a table's name or description (Admin)
-         * @description Body {name?, description?}. Tables are not deleted (405).
+         * Change a table (Admin)
+         * @description Body: any of the creation fields. Tables are not deleted (405): archive them (is_archived).
          *
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
@@ -1171,7 +1396,7 @@ export interface paths {
         };
         /**
          * List the columns of an organization's tables (Admin, Member) (name shape)
-         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`).
+         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`); `name_system` and `is_archived` (Labii's) filter too.
          *
          *     Levels: organization.
          */
@@ -1179,7 +1404,7 @@ export interface paths {
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the name shape)
-         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column)}.
+         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column), description?, default_value?, is_required?, is_hidden?, is_archived?, name_system?, metadata?, settings? (the widget's: a number's unit, a choice's choices, a foreign key's table)}.
          *
          *     Levels: organization.
          */
@@ -1199,7 +1424,7 @@ export interface paths {
         };
         /**
          * List the columns of an organization's tables (Admin, Member) (list shape)
-         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`).
+         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`); `name_system` and `is_archived` (Labii's) filter too.
          *
          *     Levels: organization.
          */
@@ -1207,7 +1432,7 @@ export interface paths {
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the list shape)
-         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column)}.
+         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column), description?, default_value?, is_required?, is_hidden?, is_archived?, name_system?, metadata?, settings? (the widget's: a number's unit, a choice's choices, a foreign key's table)}.
          *
          *     Levels: organization.
          */
@@ -1227,7 +1452,7 @@ export interface paths {
         };
         /**
          * List the columns of an organization's tables (Admin, Member) (detail shape)
-         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`).
+         * @description By table (oldest first), then by order. `table__sid` restricts the list to one table of the organization (any other sid is a 400 on `table__sid`); `name_system` and `is_archived` (Labii's) filter too.
          *
          *     Levels: organization.
          */
@@ -1235,7 +1460,7 @@ export interface paths {
         put?: never;
         /**
          * Add a column to a table (Admin) (answers the detail shape)
-         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column)}.
+         * @description Query `table__sid` (required): a table of the organization. Body {name, widget: sid of a built-in widget or one of the organization's, order? (integer ≥ 0; default: after the last column), description?, default_value?, is_required?, is_hidden?, is_archived?, name_system?, metadata?, settings? (the widget's: a number's unit, a choice's choices, a foreign key's table)}.
          *
          *     Levels: organization.
          */
@@ -2015,7 +2240,7 @@ export interface paths {
         };
         /**
          * List the workflows of an organization (Admin, Member) (name shape)
-         * @description Oldest first. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
          *
          *     Levels: organization.
          */
@@ -2043,7 +2268,7 @@ export interface paths {
         };
         /**
          * List the workflows of an organization (Admin, Member) (list shape)
-         * @description Oldest first. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
          *
          *     Levels: organization.
          */
@@ -2071,7 +2296,7 @@ export interface paths {
         };
         /**
          * List the workflows of an organization (Admin, Member) (detail shape)
-         * @description Oldest first. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
          *
          *     Levels: organization.
          */
@@ -2112,6 +2337,114 @@ export interface paths {
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
         patch: operations["updateWorkflow"];
+        trace?: never;
+    };
+    "/workflows/workflow/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workflows of an organization (Admin, Member) (name shape)
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listWorkflowsNameAtLabiiPath"];
+        put?: never;
+        /**
+         * Create a workflow (Admin) (answers the name shape)
+         * @description Query `table__sid` (optional): a table of the organization the workflow is specific to; it can then be triggered only for rows of that table. Body {name, description?, parent? (integer or null)}. Steps are added through /tables/step/.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createWorkflowNameAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/workflow/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workflows of an organization (Admin, Member) (list shape)
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listWorkflowsListAtLabiiPath"];
+        put?: never;
+        /**
+         * Create a workflow (Admin) (answers the list shape)
+         * @description Query `table__sid` (optional): a table of the organization the workflow is specific to; it can then be triggered only for rows of that table. Body {name, description?, parent? (integer or null)}. Steps are added through /tables/step/.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createWorkflowListAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/workflow/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workflows of an organization (Admin, Member) (detail shape)
+         * @description Oldest first. `is_archived` filters. `table__sid` restricts the list to the workflows specific to that table of the organization (any other sid is a 400 on `table__sid`). The detail shape carries each workflow's steps in order.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listWorkflowsDetailAtLabiiPath"];
+        put?: never;
+        /**
+         * Create a workflow (Admin) (answers the detail shape)
+         * @description Query `table__sid` (optional): a table of the organization the workflow is specific to; it can then be triggered only for rows of that table. Body {name, description?, parent? (integer or null)}. Steps are added through /tables/step/.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createWorkflowDetailAtLabiiPath"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/workflow/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workflow, with its steps in order (Admin, Member) */
+        get: operations["getWorkflowAtLabiiPath"];
+        put?: never;
+        post?: never;
+        /** Delete a workflow with its steps and executions (Admin) */
+        delete: operations["deleteWorkflowAtLabiiPath"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a workflow, or trigger it for a row (Admin)
+         * @description Body {name?, description?, parent?, is_archived?} changes the workflow. With `?trigger__sid=<row>` the workflow is triggered for that row: it starts an execution (or continues the one running or waiting), merges `variables` and `workflow_data` into it, logs `?event=` (resuming an execution that waits for that event) and runs the steps in order until one waits, they are all done, or one fails; the answer then carries the `execution`. A failing step does not fail the request: the execution says `failed` and why. Refused (400, nothing changed): an archived workflow, a row of another organization or (for a table-specific workflow) of another table, and event, variables or workflow_data without trigger__sid. See docs/workflows.md.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateWorkflowAtLabiiPath"];
         trace?: never;
     };
     "/tables/step/list/{level}/{sid}/name/": {
@@ -2887,7 +3220,25 @@ export interface components {
         /** OrganizationCreate */
         OrganizationCreate: {
             name: string;
+            /**
+             * @description the organization's unique handle (letters, digits, "_", "." and "-"; compared ignoring case)
+             * @example acme-labs
+             */
+            username?: string;
             description?: string;
+            /** @description the URL of the square logo */
+            logo_icon?: string;
+            /** @description the URL of the wide logo */
+            logo_wordmark?: string;
+            dashboard?: {
+                link: string;
+                note: string;
+            }[];
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            should_receive_weekly_digest?: boolean;
         };
         /** OrganizationList */
         OrganizationList: {
@@ -2897,7 +3248,10 @@ export interface components {
              */
             sid: string;
             name: string;
+            username: string;
             description: string;
+            logo_icon: string;
+            logo_wordmark: string;
             /**
              * @description formatted currency amount
              * @example $12.50
@@ -2916,6 +3270,15 @@ export interface components {
             add_permission: boolean;
             results: components["schemas"]["OrganizationList"][];
         };
+        /** Ref */
+        Ref: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
         /** OrganizationDetail */
         OrganizationDetail: {
             /**
@@ -2924,7 +3287,10 @@ export interface components {
              */
             sid: string;
             name: string;
+            username: string;
             description: string;
+            logo_icon: string;
+            logo_wordmark: string;
             /**
              * @description formatted currency amount
              * @example $12.50
@@ -2932,6 +3298,13 @@ export interface components {
             credits: string;
             /** @description who to contact for credits (SALES_CONTACT): an instance administrator grants them */
             credits_contact: string;
+            dashboard: components["schemas"]["JsonValue"][];
+            metadata: components["schemas"]["JsonValue"];
+            should_receive_weekly_digest: boolean;
+            /** @description the active personnel, oldest first (at most 100; all through /organizations/personnel/) */
+            personnel: components["schemas"]["Ref"][];
+            /** @description who changed the organization last (null: nobody since its creation) */
+            updated_by: components["schemas"]["Ref"] | null;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -2958,7 +3331,25 @@ export interface components {
         /** OrganizationUpdate */
         OrganizationUpdate: {
             name?: string;
+            /**
+             * @description the organization's unique handle (letters, digits, "_", "." and "-"; compared ignoring case)
+             * @example acme-labs
+             */
+            username?: string;
             description?: string;
+            /** @description the URL of the square logo */
+            logo_icon?: string;
+            /** @description the URL of the wide logo */
+            logo_wordmark?: string;
+            dashboard?: {
+                link: string;
+                note: string;
+            }[];
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            should_receive_weekly_digest?: boolean;
         };
         /** PersonnelName */
         PersonnelName: {
@@ -3213,6 +3604,20 @@ export interface components {
         ProjectCreate: {
             name: string;
             description?: string;
+            /** @description the sid of a project of the organization (or {sid}); null for none */
+            parent?: string | {
+                sid: string;
+            } | (never | null);
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_start?: string | "" | (never | null);
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_end?: string | "" | (never | null);
+            is_archived?: boolean;
+            open_to_organization?: boolean;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
         };
         /** ProjectList */
         ProjectList: {
@@ -3223,6 +3628,21 @@ export interface components {
             sid: string;
             name: string;
             description: string;
+            /** @description the project this one is inside (null: none) */
+            parent: components["schemas"]["Ref"] | null;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start: string | null;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_end: string | null;
+            is_archived: boolean;
+            /** @description stored as Labii has it; grants no access of its own here (docs/labii-compatibility.md) */
+            open_to_organization: boolean;
             change_permission: boolean;
         };
         /** ProjectListPage */
@@ -3245,8 +3665,26 @@ export interface components {
             sid: string;
             name: string;
             description: string;
+            /** @description the project this one is inside (null: none) */
+            parent: components["schemas"]["Ref"] | null;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_start: string | null;
+            /**
+             * @description YYYY-MM-DD
+             * @example 2024-01-15
+             */
+            date_end: string | null;
+            is_archived: boolean;
+            /** @description stored as Labii has it; grants no access of its own here (docs/labii-compatibility.md) */
+            open_to_organization: boolean;
+            metadata: components["schemas"]["JsonValue"];
             /** @description the creator's full name; empty when unknown */
             created_by: string;
+            /** @description the full name of who changed it last; empty when unknown */
+            updated_by: string;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3274,6 +3712,20 @@ export interface components {
         ProjectUpdate: {
             name?: string;
             description?: string;
+            /** @description the sid of a project of the organization (or {sid}); null for none */
+            parent?: string | {
+                sid: string;
+            } | (never | null);
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_start?: string | "" | (never | null);
+            /** @description YYYY-MM-DD; "" or null for none */
+            date_end?: string | "" | (never | null);
+            is_archived?: boolean;
+            open_to_organization?: boolean;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
         };
         /** MemberName */
         MemberName: {
@@ -3298,21 +3750,22 @@ export interface components {
         /** MemberCreate */
         MemberCreate: {
             /** @description the sid of a personnel record of the project's organization */
-            personnel: string;
+            personnel?: string;
+            /** @description Labii's form: personnel sids (or {sid}), one membership each */
+            member?: (string | {
+                sid: string;
+            })[];
+            /** @description Labii's form: team sids (or {sid}): a membership for each of their personnel */
+            team?: (string | {
+                sid: string;
+            })[];
             /**
-             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @description the project role: admin, edit or view (Labii's Admin, Edit, View too); answered in lower case
              * @enum {string}
              */
-            permission: "admin" | "edit" | "view";
-        };
-        /** Ref */
-        Ref: {
-            /**
-             * @description identifier
-             * @example a1B2c3D4e5F6g7H8
-             */
-            sid: string;
-            name: string;
+            permission: "admin" | "edit" | "view" | "Admin" | "Edit" | "View";
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean;
         };
         /** MemberList */
         MemberList: {
@@ -3321,12 +3774,19 @@ export interface components {
              * @example a1B2c3D4e5F6g7H8
              */
             sid: string;
+            /** @description the member's name */
+            name: string;
             personnel: components["schemas"]["Ref"];
+            /** @description the team the member was added through (null: added alone) */
+            team: components["schemas"]["Ref"] | null;
+            project: components["schemas"]["Ref"];
             /**
              * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
              * @enum {string}
              */
             permission: "admin" | "edit" | "view";
+            /** @description always false: a membership is removed (DELETE), not archived */
+            is_archived: boolean;
             change_permission: boolean;
         };
         /** MemberListPage */
@@ -3347,12 +3807,20 @@ export interface components {
              * @example a1B2c3D4e5F6g7H8
              */
             sid: string;
+            /** @description the member's name */
+            name: string;
             personnel: components["schemas"]["Ref"];
+            /** @description the team the member was added through (null: added alone) */
+            team: components["schemas"]["Ref"] | null;
+            project: components["schemas"]["Ref"];
             /**
              * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
              * @enum {string}
              */
             permission: "admin" | "edit" | "view";
+            /** @description always false: a membership is removed (DELETE), not archived */
+            is_archived: boolean;
+            change_permission: boolean;
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3363,7 +3831,6 @@ export interface components {
              * @example 2018-07-27T07:10:57.279388Z
              */
             date_updated: string;
-            change_permission: boolean;
         };
         /** MemberDetailPage */
         MemberDetailPage: {
@@ -3379,10 +3846,112 @@ export interface components {
         /** MemberUpdate */
         MemberUpdate: {
             /**
-             * @description the project role: admin (Project Admin), edit (Project Edit) or view (Project View)
+             * @description the project role: admin, edit or view (Labii's Admin, Edit, View too); answered in lower case
              * @enum {string}
              */
-            permission: "admin" | "edit" | "view";
+            permission?: "admin" | "edit" | "view" | "Admin" | "Edit" | "View";
+            /** @description false only: remove a membership with DELETE */
+            is_archived?: boolean;
+        };
+        /** TeamName */
+        TeamName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** TeamNamePage */
+        TeamNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TeamName"][];
+        };
+        /** TeamCreate */
+        TeamCreate: {
+            name: string;
+            description?: string;
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean;
+            /** @description personnel sids (or {sid}) of the organization: the whole team (a PATCH replaces it) */
+            members?: (string | {
+                sid: string;
+            })[];
+        };
+        /** TeamList */
+        TeamList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            is_archived: boolean;
+            change_permission: boolean;
+        };
+        /** TeamListPage */
+        TeamListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TeamList"][];
+        };
+        /** TeamDetail */
+        TeamDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            is_archived: boolean;
+            change_permission: boolean;
+            /** @description the personnel sids of the team, in the order they joined */
+            members: string[];
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** TeamDetailPage */
+        TeamDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["TeamDetail"][];
+        };
+        /** TeamUpdate */
+        TeamUpdate: {
+            name?: string;
+            description?: string;
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean;
+            /** @description personnel sids (or {sid}) of the organization: the whole team (a PATCH replaces it) */
+            members?: (string | {
+                sid: string;
+            })[];
         };
         /** TableName */
         TableName: {
@@ -3406,8 +3975,25 @@ export interface components {
         };
         /** TableCreate */
         TableCreate: {
-            name: string;
+            /** @description the (plural) name; or send name_plural (one of the two is required) */
+            name?: string;
+            name_plural?: string;
+            name_singular?: string;
+            /**
+             * @description letters, digits, "_" and "-" (default: the first three letters or digits of the name, upper-case, made unique)
+             * @example SMP
+             */
+            unique_code?: string;
             description?: string;
+            icon?: string;
+            table_type?: string;
+            order?: number;
+            is_archived?: boolean;
+            name_system?: string;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
         };
         /** TableList */
         TableList: {
@@ -3417,7 +4003,25 @@ export interface components {
              */
             sid: string;
             name: string;
+            /** @description what one record is called ("Sample") */
+            name_singular: string;
+            /** @description what the records are called ("Samples"); the same as `name` */
+            name_plural: string;
+            /** @description the prefix of the records' readable ids (uid), unique in the organization */
+            unique_code: string;
+            icon: string;
+            table_type: string;
+            order: number;
+            is_archived: boolean;
+            /** @description a name for programs (Labii's, e.g. "file"); "" for none */
+            name_system: string;
             description: string;
+            /** @description the records of the table */
+            number_of_records: number;
+            /** @description the columns of the table */
+            number_of_columns: number;
+            /** @description the workflows specific to the table */
+            number_of_workflows: number;
             change_permission: boolean;
         };
         /** TableListPage */
@@ -3439,7 +4043,26 @@ export interface components {
              */
             sid: string;
             name: string;
+            /** @description what one record is called ("Sample") */
+            name_singular: string;
+            /** @description what the records are called ("Samples"); the same as `name` */
+            name_plural: string;
+            /** @description the prefix of the records' readable ids (uid), unique in the organization */
+            unique_code: string;
+            icon: string;
+            table_type: string;
+            order: number;
+            is_archived: boolean;
+            /** @description a name for programs (Labii's, e.g. "file"); "" for none */
+            name_system: string;
             description: string;
+            /** @description the records of the table */
+            number_of_records: number;
+            /** @description the columns of the table */
+            number_of_columns: number;
+            /** @description the workflows specific to the table */
+            number_of_workflows: number;
+            metadata: components["schemas"]["JsonValue"];
             /** @description the columns of the table, by order */
             columns: {
                 /**
@@ -3449,7 +4072,15 @@ export interface components {
                 sid: string;
                 name: string;
                 order: number;
-                widget: components["schemas"]["Ref"];
+                widget: {
+                    /**
+                     * @description identifier
+                     * @example a1B2c3D4e5F6g7H8
+                     */
+                    sid: string;
+                    name: string;
+                    documentation_url: string;
+                };
             }[];
             /**
              * @description ISO 8601 UTC timestamp with microseconds
@@ -3477,7 +4108,23 @@ export interface components {
         /** TableUpdate */
         TableUpdate: {
             name?: string;
+            name_plural?: string;
+            name_singular?: string;
+            /**
+             * @description letters, digits, "_" and "-" (default: the first three letters or digits of the name, upper-case, made unique)
+             * @example SMP
+             */
+            unique_code?: string;
             description?: string;
+            icon?: string;
+            table_type?: string;
+            order?: number;
+            is_archived?: boolean;
+            name_system?: string;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
         };
         /** WidgetName */
         WidgetName: {
@@ -3511,10 +4158,17 @@ export interface components {
             /** @description whether cells of this widget may be added to a locked row */
             addable_at_readonly?: boolean;
             /**
-             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file, number, date, choice, multiple_choice, foreign_key, barcode, rich_text
              * @enum {string}
              */
-            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file";
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file" | "number" | "date" | "choice" | "multiple_choice" | "foreign_key" | "barcode" | "rich_text";
+            icon?: string;
+            notes?: string;
+            usecase?: string;
+            documentation_url?: string;
+            allow_multiple?: boolean;
+            is_readonly?: boolean;
+            is_public?: boolean;
         };
         /** WidgetList */
         WidgetList: {
@@ -3532,6 +4186,14 @@ export interface components {
             price: string;
             addable_at_readonly: boolean;
             kind: string;
+            icon: string;
+            notes: string;
+            usecase: string;
+            documentation_url: string;
+            /** @description a cell may hold several values (a multiple choice) */
+            allow_multiple: boolean;
+            is_readonly: boolean;
+            is_public: boolean;
             /** @description a built-in widget, shared by every organization and read-only */
             is_builtin: boolean;
             change_permission: boolean;
@@ -3563,6 +4225,14 @@ export interface components {
             price: string;
             addable_at_readonly: boolean;
             kind: string;
+            icon: string;
+            notes: string;
+            usecase: string;
+            documentation_url: string;
+            /** @description a cell may hold several values (a multiple choice) */
+            allow_multiple: boolean;
+            is_readonly: boolean;
+            is_public: boolean;
             /** @description a built-in widget, shared by every organization and read-only */
             is_builtin: boolean;
             change_permission: boolean;
@@ -3600,10 +4270,17 @@ export interface components {
             /** @description whether cells of this widget may be added to a locked row */
             addable_at_readonly?: boolean;
             /**
-             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file
+             * @description what the widget does: text, steps, notify, set_cell, lock_row, wait_event, signature, file, number, date, choice, multiple_choice, foreign_key, barcode, rich_text
              * @enum {string}
              */
-            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file";
+            kind?: "text" | "steps" | "notify" | "set_cell" | "lock_row" | "wait_event" | "signature" | "file" | "number" | "date" | "choice" | "multiple_choice" | "foreign_key" | "barcode" | "rich_text";
+            icon?: string;
+            notes?: string;
+            usecase?: string;
+            documentation_url?: string;
+            allow_multiple?: boolean;
+            is_readonly?: boolean;
+            is_public?: boolean;
         };
         /** ColumnName */
         ColumnName: {
@@ -3632,6 +4309,27 @@ export interface components {
             widget: string;
             /** @description position among the table's columns (from 0) */
             order?: number;
+            description?: string;
+            /** @description the value a new record's cell starts with ("" for none) */
+            default_value?: string;
+            /** @description a new record must have a value here */
+            is_required?: boolean;
+            is_hidden?: boolean;
+            is_archived?: boolean;
+            name_system?: string;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description the widget's settings for this column */
+            settings?: {
+                /** @description a number's unit ("mg", "°C") */
+                unit?: string;
+                /** @description a choice's options */
+                choices?: string[];
+                /** @description a foreign key's table (of the organization) */
+                table?: string;
+            };
         };
         /** ColumnList */
         ColumnList: {
@@ -3643,7 +4341,21 @@ export interface components {
             name: string;
             order: number;
             table: components["schemas"]["Ref"];
-            widget: components["schemas"]["Ref"];
+            widget: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                documentation_url: string;
+            };
+            description: string;
+            default_value: string;
+            is_required: boolean;
+            is_hidden: boolean;
+            is_archived: boolean;
+            name_system: string;
             change_permission: boolean;
         };
         /** ColumnListPage */
@@ -3667,8 +4379,27 @@ export interface components {
             name: string;
             order: number;
             table: components["schemas"]["Ref"];
-            widget: components["schemas"]["Ref"];
+            widget: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                documentation_url: string;
+            };
+            description: string;
+            default_value: string;
+            is_required: boolean;
+            is_hidden: boolean;
+            is_archived: boolean;
+            name_system: string;
             change_permission: boolean;
+            metadata: components["schemas"]["JsonValue"];
+            /** @description the widget's settings for this column (docs/labii-compatibility.md, "Widget kinds"): a number's `unit`, a choice's `choices`, a foreign key's `table` */
+            settings: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -3696,6 +4427,27 @@ export interface components {
             name?: string;
             /** @description position among the table's columns (from 0) */
             order?: number;
+            description?: string;
+            /** @description the value a new record's cell starts with ("" for none) */
+            default_value?: string;
+            /** @description a new record must have a value here */
+            is_required?: boolean;
+            is_hidden?: boolean;
+            is_archived?: boolean;
+            name_system?: string;
+            /** @description any JSON array or object, kept as sent */
+            metadata?: components["schemas"]["JsonValue"][] | {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description the widget's settings for this column */
+            settings?: {
+                /** @description a number's unit ("mg", "°C") */
+                unit?: string;
+                /** @description a choice's options */
+                choices?: string[];
+                /** @description a foreign key's table (of the organization) */
+                table?: string;
+            };
         };
         /** RowName */
         RowName: {
@@ -4551,6 +5303,8 @@ export interface components {
             table: components["schemas"]["Ref"] | null;
             /** @description an archived workflow cannot be triggered */
             is_archived: boolean;
+            /** @description the steps of the workflow */
+            number_of_steps: number;
             change_permission: boolean;
         };
         /** WorkflowListPage */
@@ -4579,6 +5333,8 @@ export interface components {
             table: components["schemas"]["Ref"] | null;
             /** @description an archived workflow cannot be triggered */
             is_archived: boolean;
+            /** @description the steps of the workflow */
+            number_of_steps: number;
             change_permission: boolean;
             /** @description the steps, in the order they run */
             steps: {
@@ -4647,6 +5403,8 @@ export interface components {
             table: components["schemas"]["Ref"] | null;
             /** @description an archived workflow cannot be triggered */
             is_archived: boolean;
+            /** @description the steps of the workflow */
+            number_of_steps: number;
             change_permission: boolean;
             /** @description the steps, in the order they run */
             steps: {
@@ -4769,6 +5527,10 @@ export interface components {
             data?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description a step of the same workflow, or null */
+            parent?: string | null;
+            redirect_to?: string | null;
+            color?: string;
         };
         /** StepList */
         StepList: {
@@ -4784,6 +5546,12 @@ export interface components {
             kind: string;
             /** @description its position in the workflow, from 1; unique within the workflow */
             order: number;
+            /** @description Labii's: the step of the workflow this one branches from (null: none) */
+            parent: string | (never | null);
+            /** @description Labii's: where the app goes after the step (kept as sent) */
+            redirect_to: string | null;
+            /** @description Labii's: the step's colour in the app */
+            color: string;
             change_permission: boolean;
         };
         /** StepListPage */
@@ -4811,6 +5579,12 @@ export interface components {
             kind: string;
             /** @description its position in the workflow, from 1; unique within the workflow */
             order: number;
+            /** @description Labii's: the step of the workflow this one branches from (null: none) */
+            parent: string | (never | null);
+            /** @description Labii's: where the app goes after the step (kept as sent) */
+            redirect_to: string | null;
+            /** @description Labii's: the step's colour in the app */
+            color: string;
             change_permission: boolean;
             description: string;
             /** @description the step's settings, by widget kind (docs/workflows.md); strings may hold {{references}} */
@@ -4851,6 +5625,10 @@ export interface components {
             data?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description a step of the same workflow, or null */
+            parent?: string | null;
+            redirect_to?: string | null;
+            color?: string;
         };
         /** ExecutionName */
         ExecutionName: {
@@ -5319,6 +6097,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description a plain-text message */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
         /** @description an error: {"detail": message} */
         NotFound: {
             headers: {
@@ -5335,15 +6122,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description a plain-text message */
-        NotAcceptable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "text/plain": string;
             };
         };
         /** @description an error: {"detail": message} */
@@ -5736,7 +6514,7 @@ export interface operations {
     resetPassword: {
         parameters: {
             query: {
-                /** @description the tag from the emailed link */
+                /** @description the tag from the emailed link (406 without it) */
                 tag: string;
             };
             header?: never;
@@ -5764,6 +6542,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5951,7 +6730,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -5986,7 +6765,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6034,7 +6813,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6069,7 +6848,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6117,7 +6896,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6152,7 +6931,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6262,7 +7041,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6297,7 +7076,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6308,7 +7087,20 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "username": "acme-labs",
+                 *       "description": "description",
+                 *       "logo_icon": "logo icon",
+                 *       "logo_wordmark": "logo wordmark",
+                 *       "dashboard": [
+                 *         {
+                 *           "link": "link",
+                 *           "note": "note"
+                 *         }
+                 *       ],
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "should_receive_weekly_digest": false
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationCreate"];
@@ -6346,7 +7138,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6381,7 +7173,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6392,7 +7184,20 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "username": "acme-labs",
+                 *       "description": "description",
+                 *       "logo_icon": "logo icon",
+                 *       "logo_wordmark": "logo wordmark",
+                 *       "dashboard": [
+                 *         {
+                 *           "link": "link",
+                 *           "note": "note"
+                 *         }
+                 *       ],
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "should_receive_weekly_digest": false
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationCreate"];
@@ -6430,7 +7235,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6465,7 +7270,7 @@ export interface operations {
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "user";
+                level: "user" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -6476,7 +7281,20 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "username": "acme-labs",
+                 *       "description": "description",
+                 *       "logo_icon": "logo icon",
+                 *       "logo_wordmark": "logo wordmark",
+                 *       "dashboard": [
+                 *         {
+                 *           "link": "link",
+                 *           "note": "note"
+                 *         }
+                 *       ],
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "should_receive_weekly_digest": false
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationCreate"];
@@ -6553,7 +7371,20 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "username": "acme-labs",
+                 *       "description": "description",
+                 *       "logo_icon": "logo icon",
+                 *       "logo_wordmark": "logo wordmark",
+                 *       "dashboard": [
+                 *         {
+                 *           "link": "link",
+                 *           "note": "note"
+                 *         }
+                 *       ],
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "should_receive_weekly_digest": false
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationUpdate"];
@@ -7087,6 +7918,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) projects (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the projects inside this project */
+                parent__sid?: string;
             };
             header?: never;
             path: {
@@ -7137,7 +7972,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "parent": "parent",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_archived": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectCreate"];
@@ -7171,6 +8014,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) projects (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the projects inside this project */
+                parent__sid?: string;
             };
             header?: never;
             path: {
@@ -7221,7 +8068,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "parent": "parent",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_archived": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectCreate"];
@@ -7255,6 +8110,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) projects (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+                /** @description only the projects inside this project */
+                parent__sid?: string;
             };
             header?: never;
             path: {
@@ -7305,7 +8164,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "parent": "parent",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_archived": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectCreate"];
@@ -7382,7 +8249,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "description": "description",
+                 *       "parent": "parent",
+                 *       "date_start": "2024-01-15",
+                 *       "date_end": "2024-01-15",
+                 *       "is_archived": false,
+                 *       "open_to_organization": false,
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectUpdate"];
@@ -7419,11 +8294,13 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7451,14 +8328,17 @@ export interface operations {
     };
     createMemberName: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7469,7 +8349,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "personnel": "personnel",
-                 *       "permission": "admin"
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["MemberCreate"];
@@ -7503,11 +8390,13 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7535,14 +8424,17 @@ export interface operations {
     };
     createMemberList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7553,7 +8445,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "personnel": "personnel",
-                 *       "permission": "admin"
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["MemberCreate"];
@@ -7587,11 +8486,13 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
             };
             header?: never;
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7619,14 +8520,17 @@ export interface operations {
     };
     createMemberDetail: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
                 "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
             };
             path: {
                 /** @description the level of the list (for example `organization`) */
-                level: "project";
+                level: "project" | "organization";
                 /** @description the sid of the record at that level */
                 sid: components["parameters"]["PathLevelSid"];
             };
@@ -7637,7 +8541,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "personnel": "personnel",
-                 *       "permission": "admin"
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["MemberCreate"];
@@ -7743,7 +8654,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "permission": "admin"
+                 *       "permission": "admin",
+                 *       "is_archived": false
                  *     }
                  */
                 "application/json": components["schemas"]["MemberUpdate"];
@@ -7773,6 +8685,788 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listMembersNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the project (required at level=organization, Labii's path; at level=project, the same project or nothing) */
+                project__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "project" | "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnel": "personnel",
+                 *       "member": [
+                 *         "member"
+                 *       ],
+                 *       "team": [
+                 *         "team"
+                 *       ],
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMemberAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMemberAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMemberAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "permission": "admin",
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTeamsName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) teams (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTeamName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "members": [
+                 *         "members"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTeamsList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) teams (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTeamList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "members": [
+                 *         "members"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTeamsDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the archived (true) or only the other (false) teams (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTeamDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "members": [
+                 *         "members"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTeam: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "members": [
+                 *         "members"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listTablesName: {
         parameters: {
             query?: {
@@ -7780,6 +9474,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the table(s) with this system name (Labii's SDK asks for "file") */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) tables (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -7830,7 +9528,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "name_plural": "name plural",
+                 *       "name_singular": "name singular",
+                 *       "unique_code": "SMP",
+                 *       "description": "description",
+                 *       "icon": "icon",
+                 *       "table_type": "table type",
+                 *       "order": 0,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["TableCreate"];
@@ -7864,6 +9573,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the table(s) with this system name (Labii's SDK asks for "file") */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) tables (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -7914,7 +9627,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "name_plural": "name plural",
+                 *       "name_singular": "name singular",
+                 *       "unique_code": "SMP",
+                 *       "description": "description",
+                 *       "icon": "icon",
+                 *       "table_type": "table type",
+                 *       "order": 0,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["TableCreate"];
@@ -7948,6 +9672,10 @@ export interface operations {
                 page?: components["parameters"]["QueryPage"];
                 /** @description records per page (default 10, at most 100) */
                 page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the table(s) with this system name (Labii's SDK asks for "file") */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) tables (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -7998,7 +9726,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "name_plural": "name plural",
+                 *       "name_singular": "name singular",
+                 *       "unique_code": "SMP",
+                 *       "description": "description",
+                 *       "icon": "icon",
+                 *       "table_type": "table type",
+                 *       "order": 0,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["TableCreate"];
@@ -8075,7 +9814,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "description": "description"
+                 *       "name_plural": "name plural",
+                 *       "name_singular": "name singular",
+                 *       "unique_code": "SMP",
+                 *       "description": "description",
+                 *       "icon": "icon",
+                 *       "table_type": "table type",
+                 *       "order": 0,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["TableUpdate"];
@@ -8165,7 +9915,14 @@ export interface operations {
                  *       "description": "description",
                  *       "price": "0.50",
                  *       "addable_at_readonly": false,
-                 *       "kind": "text"
+                 *       "kind": "text",
+                 *       "icon": "icon",
+                 *       "notes": "notes",
+                 *       "usecase": "usecase",
+                 *       "documentation_url": "documentation url",
+                 *       "allow_multiple": false,
+                 *       "is_readonly": false,
+                 *       "is_public": false
                  *     }
                  */
                 "application/json": components["schemas"]["WidgetCreate"];
@@ -8252,7 +10009,14 @@ export interface operations {
                  *       "description": "description",
                  *       "price": "0.50",
                  *       "addable_at_readonly": false,
-                 *       "kind": "text"
+                 *       "kind": "text",
+                 *       "icon": "icon",
+                 *       "notes": "notes",
+                 *       "usecase": "usecase",
+                 *       "documentation_url": "documentation url",
+                 *       "allow_multiple": false,
+                 *       "is_readonly": false,
+                 *       "is_public": false
                  *     }
                  */
                 "application/json": components["schemas"]["WidgetCreate"];
@@ -8339,7 +10103,14 @@ export interface operations {
                  *       "description": "description",
                  *       "price": "0.50",
                  *       "addable_at_readonly": false,
-                 *       "kind": "text"
+                 *       "kind": "text",
+                 *       "icon": "icon",
+                 *       "notes": "notes",
+                 *       "usecase": "usecase",
+                 *       "documentation_url": "documentation url",
+                 *       "allow_multiple": false,
+                 *       "is_readonly": false,
+                 *       "is_public": false
                  *     }
                  */
                 "application/json": components["schemas"]["WidgetCreate"];
@@ -8419,7 +10190,14 @@ export interface operations {
                  *       "description": "description",
                  *       "price": "0.50",
                  *       "addable_at_readonly": false,
-                 *       "kind": "text"
+                 *       "kind": "text",
+                 *       "icon": "icon",
+                 *       "notes": "notes",
+                 *       "usecase": "usecase",
+                 *       "documentation_url": "documentation url",
+                 *       "allow_multiple": false,
+                 *       "is_readonly": false,
+                 *       "is_public": false
                  *     }
                  */
                 "application/json": components["schemas"]["WidgetUpdate"];
@@ -8458,6 +10236,10 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the columns of this table of the organization */
                 table__sid?: string;
+                /** @description only the columns with this system name */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) columns (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -8512,7 +10294,23 @@ export interface operations {
                  * @example {
                  *       "name": "name",
                  *       "widget": "widget",
-                 *       "order": 0
+                 *       "order": 0,
+                 *       "description": "description",
+                 *       "default_value": "default value",
+                 *       "is_required": false,
+                 *       "is_hidden": false,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "settings": {
+                 *         "unit": "unit",
+                 *         "choices": [
+                 *           "choices"
+                 *         ],
+                 *         "table": "table"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ColumnCreate"];
@@ -8548,6 +10346,10 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the columns of this table of the organization */
                 table__sid?: string;
+                /** @description only the columns with this system name */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) columns (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -8602,7 +10404,23 @@ export interface operations {
                  * @example {
                  *       "name": "name",
                  *       "widget": "widget",
-                 *       "order": 0
+                 *       "order": 0,
+                 *       "description": "description",
+                 *       "default_value": "default value",
+                 *       "is_required": false,
+                 *       "is_hidden": false,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "settings": {
+                 *         "unit": "unit",
+                 *         "choices": [
+                 *           "choices"
+                 *         ],
+                 *         "table": "table"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ColumnCreate"];
@@ -8638,6 +10456,10 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the columns of this table of the organization */
                 table__sid?: string;
+                /** @description only the columns with this system name */
+                name_system?: string;
+                /** @description only the archived (true) or only the other (false) columns (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -8692,7 +10514,23 @@ export interface operations {
                  * @example {
                  *       "name": "name",
                  *       "widget": "widget",
-                 *       "order": 0
+                 *       "order": 0,
+                 *       "description": "description",
+                 *       "default_value": "default value",
+                 *       "is_required": false,
+                 *       "is_hidden": false,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "settings": {
+                 *         "unit": "unit",
+                 *         "choices": [
+                 *           "choices"
+                 *         ],
+                 *         "table": "table"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ColumnCreate"];
@@ -8769,7 +10607,23 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "name",
-                 *       "order": 0
+                 *       "order": 0,
+                 *       "description": "description",
+                 *       "default_value": "default value",
+                 *       "is_required": false,
+                 *       "is_hidden": false,
+                 *       "is_archived": false,
+                 *       "name_system": "name system",
+                 *       "metadata": [
+                 *         {}
+                 *       ],
+                 *       "settings": {
+                 *         "unit": "unit",
+                 *         "choices": [
+                 *           "choices"
+                 *         ],
+                 *         "table": "table"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ColumnUpdate"];
@@ -10627,6 +12481,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the workflows specific to this table of the organization */
                 table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -10717,6 +12573,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the workflows specific to this table of the organization */
                 table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -10807,6 +12665,8 @@ export interface operations {
                 page_size?: components["parameters"]["QueryPageSize"];
                 /** @description only the workflows specific to this table of the organization */
                 table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
             };
             header?: never;
             path: {
@@ -11007,6 +12867,401 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWorkflowsNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkflowNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkflowsListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkflowListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkflowsDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the workflows specific to this table of the organization */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) workflows (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkflowDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description the table of the organization the workflow is specific to (none: any table) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkflowAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkflowAtLabiiPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWorkflowAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description a row: triggers the workflow for it (starts an execution or continues the one in progress) */
+                trigger__sid?: string;
+                /** @description an event for the execution log; resumes an execution waiting for it (with trigger__sid) */
+                event?: string;
+            };
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parent": -2147483648,
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "is_archived": false,
+                 *       "workflow_data": {},
+                 *       "variables": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkflowUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowAndExecution"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listStepsName: {
         parameters: {
             query?: {
@@ -11075,7 +13330,10 @@ export interface operations {
                  *       "workflow": "workflow",
                  *       "widget": "widget",
                  *       "order": 1,
-                 *       "data": {}
+                 *       "data": {},
+                 *       "parent": "parent",
+                 *       "redirect_to": "redirect to",
+                 *       "color": "color"
                  *     }
                  */
                 "application/json": components["schemas"]["StepCreate"];
@@ -11170,7 +13428,10 @@ export interface operations {
                  *       "workflow": "workflow",
                  *       "widget": "widget",
                  *       "order": 1,
-                 *       "data": {}
+                 *       "data": {},
+                 *       "parent": "parent",
+                 *       "redirect_to": "redirect to",
+                 *       "color": "color"
                  *     }
                  */
                 "application/json": components["schemas"]["StepCreate"];
@@ -11265,7 +13526,10 @@ export interface operations {
                  *       "workflow": "workflow",
                  *       "widget": "widget",
                  *       "order": 1,
-                 *       "data": {}
+                 *       "data": {},
+                 *       "parent": "parent",
+                 *       "redirect_to": "redirect to",
+                 *       "color": "color"
                  *     }
                  */
                 "application/json": components["schemas"]["StepCreate"];
@@ -11375,7 +13639,10 @@ export interface operations {
                  *       "description": "description",
                  *       "widget": "widget",
                  *       "order": 1,
-                 *       "data": {}
+                 *       "data": {},
+                 *       "parent": "parent",
+                 *       "redirect_to": "redirect to",
+                 *       "color": "color"
                  *     }
                  */
                 "application/json": components["schemas"]["StepUpdate"];
