@@ -29,6 +29,9 @@
 //   --import, --export  only the spreadsheets' step (bench/transfer.ts): a CSV of --rows N (default 10,000) × 10
 //                       columns imported, beside the same rows written set-based; exported as CSV and NDJSON;
 //                       the server's peak RSS; bench/results/transfer.json
+//   --heavy             only the heavy answers' step (bench/heavy.ts, issue 21): 32 parallel requests of each of four
+//                       lists filled to the row bound and 32 verifications, WORKERS=2 on PostgreSQL then embedded;
+//                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99; bench/results/heavy.json
 //   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
@@ -525,10 +528,10 @@ async function transferOnly() {
   process.exitCode = code;
 }
 
-/** The files' step runs on its own server and files (bench/files.ts), as a child process. */
-async function filesOnly() {
+/** The files' step (bench/files.ts) or the heavy answers' (bench/heavy.ts) runs on its own servers, as a child process. */
+async function filesOnly(script = 'files.ts', flag = '--files') {
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'files.ts'), ...argv.filter((a) => a !== '--files')], { stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...argv.filter((a) => a !== flag)], { stdio: 'inherit' });
     child.on('exit', (c) => resolve(c ?? 1));
   });
   process.exitCode = code;
@@ -774,7 +777,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(argv.includes('--files') ? filesOnly() : argv.includes('--import') || argv.includes('--export') ? transferOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
+(argv.includes('--heavy') ? filesOnly('heavy.ts', '--heavy') : argv.includes('--files') ? filesOnly() : argv.includes('--import') || argv.includes('--export') ? transferOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
+import { WorkBudget } from './core/heavy-work.js';
 import { MailWorker } from './jobs/mail.js';
 import { digestJob } from './jobs/digest.js';
 import { JobRegistry } from './jobs/registry.js';
@@ -191,7 +192,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onReady', () => files.store.open());
   app.addHook('onClose', () => files.store.close());
   const ctx: AppContext = {
-    config, database, mail, metrics, live, jobs, files,
+    config, database, mail, metrics, live, jobs, files, heavy: new WorkBudget(config.heavyWorkBytes),
     get db() { return ambientTransaction() ?? database.db; },
   };
 

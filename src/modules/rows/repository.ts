@@ -159,6 +159,38 @@ export function gridWhere(orgSid: string, tableSid: string, membership: Membersh
 }
 
 /**
+ * The sids of a page of the grid, in its order, with the count of the whole filtered list
+ * (one query of narrow columns): a page of large rows is then read by these sids a few at
+ * a time (gridRowsOf), each read an index lookup, and the page is the one this query saw.
+ */
+export async function gridSids(
+  db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, limit: number, offset: number,
+): Promise<Counted<{ sid: string }>> {
+  const condition = gridWhere(orgSid, tableSid, membership, filter);
+  const ordering = filter.ordering ?? 'date_created';
+  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
+  const direction = ordering.startsWith('-') ? desc : asc;
+  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
+    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
+  const found = await db.select({ sid: rows.sid, total }).from(rows)
+    .where(condition)
+    .orderBy(direction(column), direction(rows.sid))
+    .limit(limit).offset(offset);
+  return counted(found as { sid: string; total: number }[]);
+}
+
+/** The grid's rows of these sids (still matching the filter and readable), in the sids' order. */
+export async function gridRowsOf(
+  db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, sids: string[],
+): Promise<RowRecord[]> {
+  if (!sids.length) return [];
+  const found = await select(db, membership.personnelSid)
+    .where(and(gridWhere(orgSid, tableSid, membership, filter), inArray(rows.sid, sids))) as RowRecord[];
+  const bySid = new Map(found.map((r) => [r.sid, r]));
+  return sids.map((sid) => bySid.get(sid)).filter((r): r is RowRecord => r !== undefined);
+}
+
+/**
  * A page of a table's rows (detail fields) with the count of the whole filtered list, in
  * one query; ordered by `ordering` (default oldest first), ties by sid.
  */
