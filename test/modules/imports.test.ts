@@ -136,6 +136,24 @@ describe('problems', () => {
     assert.equal(await readCredits(w.admin.api, w.org.sid), credits);
   });
 
+  test('values are checked as a cell edit checks them: a number column takes numbers, a date column dates; a file column is not imported', async () => {
+    const w = await newWorkspace({ label: 'impkind', columns: { n: 'builtinWidgetNum', d: 'builtinWidgetDat', f: 'builtinWidgetFil' }, rows: 0, allRoles: false });
+    const body = csv([['name', 'Column n', 'Column d', 'Column f'], ['fine', '12.5', '2024-01-15', ''], ['bad number', 'twelve', '', ''], ['bad date', '', '15/01/2024', '']]);
+    const before = await state(w);
+    const dry = expectStatus(await postFile(w.projectAdmin.api, w, body, { dry_run: 'true' }), 200).json;
+    assert.deepEqual(dry.problems, [
+      { line: 1, column: 'Column f', problem: '"Column f" is a file column: its files are uploaded to the cell (POST /files/file/list/row/{sid}/detail/?column=…), not imported; map "Column f" to "" to leave it out.' },
+      { line: 3, column: 'Column n', problem: 'Enter a number (such as 12, -0.5 or 1.2e3).' },
+      { line: 4, column: 'Column d', problem: 'Enter a date as YYYY-MM-DD (such as 2024-01-15).' },
+    ]);
+    assert.equal(expectStatus(await postFile(w.projectAdmin.api, w, body), 400).json.file.length, 3);
+    assert.equal(await state(w), before, 'nothing written');
+    // Without the file column and the refused values, the line imports.
+    const good = csv([['name', 'Column n', 'Column d'], ['fine', '12.5', '2024-01-15']]);
+    const run = expectStatus(await postFile(w.projectAdmin.api, w, good), 200).json;
+    assert.deepEqual([run.created, run.problem_count], [1, 0]);
+  });
+
   test('not enough credits for the whole import: the dry run says the price; the run writes nothing', async () => {
     const w = await newWorkspace({ label: 'impcr', widgets: { dear: { price: '999999.00' } }, columns: { dear: 'dear' }, rows: 0, allRoles: false });
     const balance = await readCredits(w.admin.api, w.org.sid);

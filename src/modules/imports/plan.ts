@@ -47,6 +47,10 @@ export function mapHeader(header: string[], columns: ImportColumn[], mapping: Re
       problems.push({ line: 1, column: name, problem: `No column of the table is named "${wanted}": map it to a column, or to "" to leave it out.` });
       return null;
     }
+    if ('column' in target && target.column.kind === 'file') {
+      problems.push({ line: 1, column: name, problem: `"${target.column.name}" is a file column: its files are uploaded to the cell (POST /files/file/list/row/{sid}/detail/?column=…), not imported; map "${name}" to "" to leave it out.` });
+      return null;
+    }
     const id = 'field' in target ? target.field : target.column.sid;
     if (used.has(id)) {
       problems.push({ line: 1, column: name, problem: `"${used.get(id)}" is mapped to the same ${'field' in target ? 'field' : 'column'} already.` });

@@ -9,9 +9,10 @@ import type { CellColumn } from '../cells/write.js';
 export async function importColumns(db: Db, tableSid: string): Promise<(CellColumn & { cents: number })[]> {
   const found = await db.select({
     sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
+    kind: widgets.kind, settings: columns.settings,
   }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
     .where(eq(columns.tableSid, tableSid)).orderBy(asc(columns.order), asc(columns.sid));
-  return found.map((c) => ({ ...c, cents: Math.round(Number(c.price) * 100) }));
+  return found.map((c) => ({ ...c, settings: c.settings as Record<string, unknown>, cents: Math.round(Number(c.price) * 100) }));
 }
 
 export interface ExistingRow {

@@ -12,6 +12,7 @@ import { currentSalesContact } from '../admin/settings.js';
 import { lines, type ImportFormat, type Line } from './parse.js';
 import { keyOf, mapHeader, planLine, type Mapping, type Plan, type Problem } from './plan.js';
 import { balanceCents, existingRows, importColumns } from './repository.js';
+import { cellDataProblem } from '../widgets/kinds.js';
 import { createRows, updateRow, type WriteContext } from './write.js';
 
 const BATCH = 500;
@@ -72,7 +73,31 @@ async function* batches(file: string, format: ImportFormat, onHeader: (header: s
 async function planBatch(db: Db, job: ImportJob, mapping: Mapping, batch: Line[], seen: Map<string, number>, problems: Problem[], lock: boolean): Promise<Plan[]> {
   const keys = [...new Set(batch.map((l) => keyOf(mapping, l.fields)).filter(Boolean))];
   const existing = mapping.key ? await existingRows(db, job.tableSid, job.projectSid, keys, mapping.key.kind === 'column' ? mapping.key.column.sid : null, lock) : new Map();
-  return batch.map((l) => planLine(mapping, l.line, l.fields, existing.get(keyOf(mapping, l.fields)), seen, job.rowMaxBytes, problems));
+  const plans: Plan[] = [];
+  // Line by line, so each line's problems come in the file's order.
+  for (const l of batch) {
+    const plan = planLine(mapping, l.line, l.fields, existing.get(keyOf(mapping, l.fields)), seen, job.rowMaxBytes, problems);
+    plans.push(await checkKinds(db, job, mapping, plan, problems));
+  }
+  return plans;
+}
+
+/**
+ * Each value a line writes, checked against its column's widget kind (a number, a date, a
+ * choice …) as a cell edit checks it (widgets/kinds.ts): a refused value is a problem of its
+ * line and column, and the line writes nothing.
+ */
+async function checkKinds(db: Db, job: ImportJob, mapping: Mapping, plan: Plan, problems: Problem[]): Promise<Plan> {
+  if (plan.kind !== 'create' && plan.kind !== 'update') return plan;
+  const headerOf = (columnSid: string) => mapping.header[mapping.targets.findIndex((t) => t !== null && 'column' in t && t.column.sid === columnSid)] ?? null;
+  let refused = false;
+  for (const cell of plan.cells) {
+    const problem = await cellDataProblem(db, job.organizationSid, { kind: cell.column.kind ?? 'text', settings: cell.column.settings ?? {} }, cell.data);
+    if (!problem) continue;
+    problems.push({ line: plan.line, column: headerOf(cell.column.sid), problem });
+    refused = true;
+  }
+  return refused ? { kind: 'refused', line: plan.line } : plan;
 }
 
 /** Checks every line (and, unless a dry run, writes them when all is well); the summary. */
