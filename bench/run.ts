@@ -26,6 +26,12 @@
 //   --web               only the web app's step (bench/frontend.ts), merged into the mode's results file
 //   --files             only the files' step (bench/files.ts): upload and download throughput against cp at 1 and
 //                       10 parallel transfers, and a 2 GiB file with the server's RSS sampled; bench/results/files.json
+//   --import, --export  only the spreadsheets' step (bench/transfer.ts): a CSV of --rows N (default 10,000) × 10
+//                       columns imported, beside the same rows written set-based; exported as CSV and NDJSON;
+//                       the server's peak RSS; bench/results/transfer.json
+//   --heavy             only the heavy answers' step (bench/heavy.ts, issue 21): 32 parallel requests of each of four
+//                       lists filled to the row bound and 32 verifications, WORKERS=2 on PostgreSQL then embedded;
+//                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99; bench/results/heavy.json
 //   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,
@@ -513,10 +519,19 @@ async function webOnly() {
   log(`\nthe web app's step took ${elapsed()}; written to ${path.relative(process.cwd(), OUT)}`);
 }
 
-/** The files' step runs on its own server and files (bench/files.ts), as a child process. */
-async function filesOnly() {
+/** The spreadsheets' step runs on its own server and data (bench/transfer.ts), as a child process. */
+async function transferOnly() {
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'files.ts'), ...argv.filter((a) => a !== '--files')], { stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'transfer.ts'), ...argv.filter((a) => a !== '--import' && a !== '--export')], { stdio: 'inherit' });
+    child.on('exit', (c) => resolve(c ?? 1));
+  });
+  process.exitCode = code;
+}
+
+/** The files' step (bench/files.ts) or the heavy answers' (bench/heavy.ts) runs on its own servers, as a child process. */
+async function filesOnly(script = 'files.ts', flag = '--files') {
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...argv.filter((a) => a !== flag)], { stdio: 'inherit' });
     child.on('exit', (c) => resolve(c ?? 1));
   });
   process.exitCode = code;
@@ -762,7 +777,7 @@ async function main() {
   log(`\nwritten to ${path.relative(process.cwd(), OUT)}`);
 }
 
-(argv.includes('--files') ? filesOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
+(argv.includes('--heavy') ? filesOnly('heavy.ts', '--heavy') : argv.includes('--files') ? filesOnly() : argv.includes('--import') || argv.includes('--export') ? transferOnly() : SOAK ? soakOnly() : WEB_ONLY ? webOnly() : SPREAD_ONLY ? spreadOnly() : EMBEDDED_ONLY ? embeddedOnly() : main())
   .then(() => cleanUp())
   .catch(async (err) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

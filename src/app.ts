@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
+import { WorkBudget } from './core/heavy-work.js';
 import { MailWorker } from './jobs/mail.js';
 import { digestJob } from './jobs/digest.js';
 import { JobRegistry } from './jobs/registry.js';
@@ -51,6 +52,9 @@ import { registerNotifications } from './modules/notifications/routes.js';
 import { registerSession } from './modules/accounts/session.js';
 import { registerWeb, CONTENT_SECURITY_POLICY } from './modules/web/routes.js';
 import { registerFiles } from './modules/files/routes.js';
+import { registerExports } from './modules/exports/routes.js';
+import { registerImports } from './modules/imports/routes.js';
+import { registerElnImport } from './modules/imports/eln-routes.js';
 import { errSerializer } from './core/log-redaction.js';
 
 export interface BuildOptions {
@@ -189,7 +193,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onReady', () => files.store.open());
   app.addHook('onClose', () => files.store.close());
   const ctx: AppContext = {
-    config, database, mail, metrics, live, jobs, files,
+    config, database, mail, metrics, live, jobs, files, heavy: new WorkBudget(config.heavyWorkBytes),
     get db() { return ambientTransaction() ?? database.db; },
   };
 
@@ -256,6 +260,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerSteps(app, ctx);
   registerExecutions(app, ctx);
   registerNotifications(app, ctx);
+  registerExports(app, ctx);
+  registerImports(app, ctx);
+  registerElnImport(app, ctx);
   const resumable = registerFiles(app, ctx);
   await registerWeb(app, ctx);
 

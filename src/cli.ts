@@ -70,6 +70,13 @@ const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
       + 'Send it as "Authorization: Bearer <key>".',
   },
   { name: 'openapi', flags: '', does: 'Prints the OpenAPI document of the API (needs no database).' },
+  {
+    name: 'verify-archive',
+    flags: '<file.eln>',
+    does: 'Re-verifies an .eln archive of a project offline, from the archive alone (needs no database or settings): every row\'s '
+      + 'version chain re-hashed and linked, its head against the row\'s cells, every file against its SHA-256. Prints '
+      + '{archive, rows, versions, files, is_valid, problems: [{row, name, version, problem}]}; exits 1 when a problem is found.',
+  },
   { name: 'help', flags: '', does: 'Prints this help.' },
 ];
 
@@ -411,6 +418,20 @@ async function openapi(config: Config) {
   }
 }
 
+/** verify-archive <file>: the report, with exit code 1 when the archive is not intact. */
+async function verifyArchiveCommand(args: string[]) {
+  if (args.length !== 1 || args[0].startsWith('--')) throw usage('verify-archive takes one argument: the .eln file');
+  const { verifyArchive } = await import('./modules/exports/eln-verify.js');
+  let report;
+  try {
+    report = await verifyArchive(args[0]);
+  } catch (err) {
+    throw new CliError(`${args[0]} cannot be read as a zip archive: ${(err as Error).message}`);
+  }
+  if (!report.is_valid) process.exitCode = 1;
+  return report;
+}
+
 const COMMANDS: Record<string, Command<any>> = {
   'create-user': createUserCommand,
   'prove-email': proveEmailCommand,
@@ -423,6 +444,7 @@ const COMMANDS: Record<string, Command<any>> = {
 async function main(argv: string[]): Promise<unknown> {
   const [name = 'help', ...rest] = argv;
   if (['help', '--help', '-h'].includes(name)) return HELP_REQUESTED;
+  if (name === 'verify-archive') return verifyArchiveCommand(rest);
   if (name !== 'openapi' && !(name in COMMANDS)) throw usage(`unknown command "${name}"; try: npm run cli -- help`);
   const flags = parseFlags(rest, name === 'openapi' ? [] : COMMANDS[name].flags);
   let config: Config;

@@ -54,8 +54,10 @@ export interface Config {
   otelEndpoint: string | null;
   /** The most a row may hold (name, description and cells, as JSON), in bytes: a write past it is refused (400). */
   rowMaxBytes: number;
-  /** The most one list answer of row data may hold, in bytes: such lists take at most answerMaxBytes / rowMaxBytes records a page. */
+  /** The most one read of an answer (a list's records at their largest, a verification's batch) may hold, in bytes. */
   answerMaxBytes: number;
+  /** The process's budget of heavy work in flight (large answers being written, verifications), in bytes: past it, 503. */
+  heavyWorkBytes: number;
   /** How long a client may take to send a whole request (then 408). */
   requestTimeoutSeconds: number;
   /** How often each process runs the retention job (jobs/retention.ts). */
@@ -178,7 +180,10 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || null,
     otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
-    answerMaxBytes: int('ANSWER_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+    // The embedded engine copies every result through its own memory, which never shrinks:
+    // smaller reads and a smaller budget there (docs/decisions.md, "the heavy-work budget").
+    answerMaxBytes: int('ANSWER_MAX_BYTES', (env.DATABASE_URL ? 8 : 4) * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+    heavyWorkBytes: int('HEAVY_WORK_BYTES', (env.DATABASE_URL ? 24 : 12) * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     serverTiming: bool('SERVER_TIMING', false),
@@ -208,6 +213,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${config.logLevel}"`);
   }
   if (config.answerMaxBytes < config.rowMaxBytes) problems.push('ANSWER_MAX_BYTES must be at least ROW_MAX_BYTES (an answer holds at least one row)');
+  if (config.heavyWorkBytes < config.answerMaxBytes) problems.push('HEAVY_WORK_BYTES must be at least ANSWER_MAX_BYTES (the budget holds at least one read)');
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

@@ -5,6 +5,7 @@ import type { JobRegistry } from './jobs/registry.js';
 import type { ServiceMetrics } from './core/metrics.js';
 import type { LiveHub } from './core/live/hub.js';
 import type { FileStorage } from './storage/index.js';
+import type { WorkBudget } from './core/heavy-work.js';
 
 /** What every module's routes and services are given: configuration, the database, the background workers. */
 export interface AppContext {
@@ -21,4 +22,6 @@ export interface AppContext {
   live: LiveHub;
   /** Files' storage (the folder or S3 store), the optional virus scanner and the files' limits (src/storage/). */
   files: FileStorage;
+  /** The process's budget of heavy work in flight (large answers, verifications): HEAVY_WORK_BYTES (core/heavy-work.ts). */
+  heavy: WorkBudget;
 }

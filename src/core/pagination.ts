@@ -12,6 +12,12 @@ export interface PageRequest {
   size: number;
   limit: number;
   offset: number;
+  /**
+   * A later read of a page written read by read (core/answer-stream.ts): the `cursor` the
+   * previous read gave, for a list whose offsets are keys (a row's versions: `version >
+   * offset`, which a gap behind the API would repeat).
+   */
+  after?: number;
 }
 
 /**
@@ -25,12 +31,23 @@ export function pageRequest(query: { page?: number; page_size?: number }, max = 
 }
 
 /**
- * The most records a page of a list that carries row data (versions, cells, rows with
- * their cells) holds: ANSWER_MAX_BYTES / ROW_MAX_BYTES, so one answer holds at most
- * ANSWER_MAX_BYTES of row data (docs/decisions.md, "Size bounds").
+ * The most one record of row data (a version, a cell, a row with its cells, a grid row)
+ * can be as JSON: ROW_MAX_BYTES, and a little for the fields around the data (sids,
+ * hashes, dates). Lists of row data are read and written by this bound
+ * (core/answer-stream.ts; docs/decisions.md, "Answers are written as they are read").
  */
-export function rowDataPageSize(config: { answerMaxBytes: number; rowMaxBytes: number }): number {
-  return Math.max(1, Math.floor(config.answerMaxBytes / config.rowMaxBytes));
+export function rowRecordBytes(config: { rowMaxBytes: number }): number {
+  return config.rowMaxBytes + 4096;
+}
+
+/**
+ * The most one record of a list whose fields are free JSON or text (personnel's metadata
+ * and dashboard, a notification's message, a step's settings) can be: what two request
+ * bodies can write (BODY_LIMIT_BYTES each; a record's large fields come from at most two
+ * writes' worth), and a little for the fields around them.
+ */
+export function bodyRecordBytes(config: { bodyLimit: number }): number {
+  return 2 * config.bodyLimit + 4096;
 }
 
 /** The link to page `number` of the list the request is on, keeping its other query parameters. */
@@ -68,7 +85,7 @@ export function pageEnvelope<T>(
  * query (an uncorrelated count subquery, computed once), so a list costs one round
  * trip. `total` is unknown when the page is empty.
  */
-export type Counted<T> = T[] & { total?: number; addPermission?: boolean };
+export type Counted<T> = T[] & { total?: number; addPermission?: boolean; cursor?: number };
 
 /** A list's count query as the `total` column of its page query (a subquery PostgreSQL runs once). */
 export function totalOf(countQuery: SQLWrapper): SQL<number> {

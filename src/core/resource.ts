@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
 import { errors } from './errors.js';
 import { actorOf, type Actor } from './auth.js';
-import { pageEnvelope, pageRequest, type Counted, type PageRequest } from './pagination.js';
+import { pageRequest, type Counted, type PageRequest } from './pagination.js';
+import { answerPage, type AnswerLimits } from './answer-stream.js';
 import { ErrorResponses, Page, PageQuery, DetailError, FieldErrors } from './schemas.js';
 import type { AppContext } from '../context.js';
 import { createHash } from 'node:crypto';
@@ -66,8 +67,13 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
      * is asked only for an empty page; otherwise count() runs alongside.
      */
     rows: (scope: S, query: Static<ReturnType<typeof Type.Object<Q>>>, serializer: Serializer, page: PageRequest) => Promise<unknown[] | Counted<unknown>>;
-    /** The largest page this serializer may answer (default and at most 100): lists of row data are bounded by bytes. */
-    maxPageSize?: (serializer: Serializer, query: Static<ReturnType<typeof Type.Object<Q>>>) => number | undefined;
+    /**
+     * The most one record of this shape can be, as JSON, when records can be large (row
+     * data, JSON settings, messages): the page is then read and written in reads of at
+     * most ANSWER_MAX_BYTES, under the process's heavy-work budget (core/answer-stream.ts).
+     * Undefined: small records, the page is one read.
+     */
+    recordBytes?: (serializer: Serializer, query: Static<ReturnType<typeof Type.Object<Q>>>) => number | undefined;
     /**
      * rows() answers a Counted page: count() is not run alongside it, and addPermission()
      * runs after it, only when the page did not carry add_permission.
@@ -128,6 +134,11 @@ export function refuseOtherMethods(app: FastifyInstance, url: string, offered: H
       throw errors.methodNotAllowed(request.method, offered.length ? offered : ['OPTIONS']);
     },
   });
+}
+
+/** The limits of answers written read by read: the read's bytes and the process's heavy-work budget. */
+export function answerLimits(ctx: AppContext): AnswerLimits {
+  return { publicUrl: ctx.config.publicUrl, readBytes: ctx.config.answerMaxBytes, budget: ctx.heavy };
 }
 
 /**
@@ -198,23 +209,28 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           const scope = request.scope as S;
           if (get.allowed && !get.allowed(scope)) throw errors.forbidden();
           const query = request.query as never;
-          const page = pageRequest(request.query as { page?: number; page_size?: number }, get.maxPageSize?.(serializer, query));
-          let count: number;
-          let results: unknown[] | Counted<unknown>;
-          let addPermission: boolean;
-          if (get.counted) {
-            // One query for the page and its count; add_permission only when the page did not tell it.
-            const found = (results = await get.rows(scope, query, serializer, page)) as Counted<unknown>;
-            count = found.total ?? (page.offset === 0 ? 0 : await get.count(scope, query));
-            addPermission = found.addPermission ?? await get.addPermission(scope, query);
-          } else {
-            [count, results, addPermission] = await Promise.all([
-              get.count(scope, query), get.rows(scope, query, serializer, page), get.addPermission(scope, query),
-            ]);
-          }
-          const envelope = pageEnvelope(request, ctx.config.publicUrl, page, count, results, addPermission);
-          if (get.raw?.(query)) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
-          return envelope;
+          const page = pageRequest(request.query as { page?: number; page_size?: number });
+          const raw = get.raw?.(query) ?? false;
+          // Written as it is read, read by read, when its records can be large (core/answer-stream.ts).
+          return answerPage(request, reply, answerLimits(ctx), {
+            page,
+            recordBytes: get.recordBytes?.(serializer, query),
+            raw,
+            item: shape,
+            first: async (read) => {
+              if (get.counted) {
+                // One query for the page and its count; add_permission only when the page did not tell it.
+                const found = await get.rows(scope, query, serializer, read) as Counted<unknown>;
+                const count = found.total ?? (page.offset === 0 ? 0 : await get.count(scope, query));
+                return { results: found, count, addPermission: found.addPermission ?? await get.addPermission(scope, query) };
+              }
+              const [count, results, addPermission] = await Promise.all([
+                get.count(scope, query), get.rows(scope, query, serializer, read), get.addPermission(scope, query),
+              ]);
+              return { results, count, addPermission };
+            },
+            more: (read) => get.rows(scope, query, serializer, read),
+          });
         },
       });
     }

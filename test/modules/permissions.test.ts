@@ -393,6 +393,15 @@ const TABLE: Walk[] = [
     path: (f) => D.project(f.ws.project.sid), mirror: { flag: 'change_permission', of: 'project.patch' },
   },
   {
+    route: 'GET /projects/project/detail/{sid}/eln/', note: 'the .eln export (issue 26): who may read the project\'s rows',
+    expect: E(200, 200, 200, 200, 403, 403, 403, 401), path: (f) => `${D.project(f.ws.project.sid)}eln/`,
+  },
+  {
+    route: 'POST /projects/project/detail/{sid}/eln/', note: 'the .eln import: who may create rows; a file that is no zip is 400 for them',
+    expect: E(NEEDS_ROLE, 400, 400, 403, 403, 403, 403, 401), path: (f) => `${D.project(f.ws.project.sid)}eln/?table__sid=${f.ws.table.sid}`,
+    call: (api, target) => api.request('POST', target, { rawBody: 'not a zip', contentType: 'application/zip' }),
+  },
+  {
     route: 'PATCH /projects/project/detail/{sid}/', id: 'project.patch', expect: E(200, 200, 403, 403, 403, 403, 404, 401),
     path: (f) => D.project(f.ws.project.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
     state: readableBy('admin', (f) => D.project(f.ws.project.sid)),
@@ -557,6 +566,24 @@ const TABLE: Walk[] = [
     then: async (f, _t, role, res) => {
       assert.equal(res.json.results.some((r: any) => r.sid === f.row.sid), role !== 'member', `${role}: whether the row is listed`);
     },
+  },
+  {
+    route: 'GET /tables/row/export/table/{sid}/', note: 'the export (issue 26): the grid\'s rules', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    path: (f) => `/tables/row/export/table/${f.ws.table.sid}/?project__sid=${f.ws.project.sid}`,
+    then: async (f, _t, role, res) => {
+      assert.equal(res.text.includes(f.row.sid), role !== 'member', `${role}: whether the row is exported`);
+    },
+  },
+  {
+    route: 'POST /tables/row/import/table/{sid}/', note: 'the import (issue 26): who may create rows in the project; a dry run',
+    expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, 403, 401),
+    path: (f) => `/tables/row/import/table/${f.ws.table.sid}/?project__sid=${f.ws.project.sid}&dry_run=true`,
+    call: (api, target) => api.request('POST', target, { rawBody: 'name\nimported\n', contentType: 'text/csv' }),
+    then: async (_f, _t, _r, res) => assert.deepEqual([res.json.dry_run, res.json.created, res.json.problem_count], [true, 1, 0]),
+  },
+  {
+    route: 'GET /tables/row/import/progress/', note: 'the caller\'s own imports only: an unknown key is 404 for everyone',
+    expect: E(404, 404, 404, 404, 404, 404, 404, 401), path: () => '/tables/row/import/progress/?key=none',
   },
   {
     route: 'POST /tables/row/list/{level}/{sid}/{serializer}/', id: 'row.post', expect: E(NEEDS_ROLE, 201, 201, 403, 403, 403, 403, 401),
@@ -940,6 +967,12 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
     return /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? null : 'expected an event stream';
   }
   if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;
+  if (status === 200 && res.path.startsWith('/tables/row/export/')) {
+    return /^text\/csv/.test(res.headers.get('content-type') ?? '') ? null : 'expected CSV';
+  }
+  if (status === 200 && /^\/projects\/project\/detail\/\w+\/eln\/$/.test(res.path)) {
+    return res.headers.get('content-type') === 'application/zip' ? null : 'expected a zip';
+  }
   if (!res.json || typeof res.json !== 'object') return `expected a JSON body, got ${res.text.slice(0, 200)}`;
   if (isListGet) {
     try {

@@ -12,7 +12,7 @@ import { cellOfReader, changeCell, createCell, readableCell } from './service.js
 import { loadRowAccess } from '../rows/access.js';
 import { sql } from 'drizzle-orm';
 import { lockRecordRow } from '../../core/record-lock.js';
-import { rowDataPageSize } from '../../core/pagination.js';
+import { rowRecordBytes } from '../../core/pagination.js';
 
 export function registerCells(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -26,8 +26,8 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
         + 'without, every cell the caller may read, oldest first. Labii\'s filters: `column__sid`, `column__sid__in` (commas), '
         + '`data__isnull` (an empty cell is Labii\'s null). add_permission: whether the caller may add a cell to that row.',
       query: CellListQuery,
-      // The detail shape carries each cell's data: its pages are bounded by bytes (the other shapes do not read it).
-      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
+      // The detail shape carries each cell's data: read and written a few records at a time (core/answer-stream.ts; the other shapes do not read it).
+      recordBytes: (serializer) => (serializer === 'detail' ? rowRecordBytes(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.row__sid) return false;
         const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);

@@ -13,7 +13,7 @@ import { ExecutionListQuery, ExecutionShapes } from './schemas.js';
 import { countExecutions, findExecution, pageExecutions } from './repository.js';
 import { serializeExecution, serializeExecutions } from './serializers.js';
 import { findWorkflowInOrganization } from '../workflows/repository.js';
-import { rowDataPageSize } from '../../core/pagination.js';
+import { rowRecordBytes } from '../../core/pagination.js';
 
 export function registerExecutions(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -28,8 +28,8 @@ export function registerExecutions(app: FastifyInstance, ctx: AppContext): void 
         + 'by PATCHing the workflow with trigger__sid; add_permission is always false.',
       query: ExecutionListQuery,
       addPermission: () => false,
-      // The detail shape carries variables and data (each up to ROW_MAX_BYTES): its pages are bounded by bytes.
-      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
+      // The detail shape carries variables and data (each up to ROW_MAX_BYTES): read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: (serializer) => (serializer === 'detail' ? 2 * rowRecordBytes(ctx.config) : undefined),
       count: async (scope, query) => {
         const orgSid = scope.membership.organizationSid;
         if (query.workflow__sid !== undefined && !(isSid(query.workflow__sid) && (await findWorkflowInOrganization(ctx.db, orgSid, query.workflow__sid)))) {

@@ -12,7 +12,7 @@ import { serializeNotification } from './serializers.js';
 import { changeNotification, createNotification, deleteNotification, loadNotification, readNotification } from './service.js';
 import { LiveNotifications } from './live.js';
 import { registerNotificationStream } from './stream.js';
-import { withTotal } from '../../core/pagination.js';
+import { withTotal, bodyRecordBytes } from '../../core/pagination.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { notifications } from '../../db/schema.js';
 
@@ -32,6 +32,8 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       query: NotificationListQuery,
       allowed: (scope) => permissions.notification.list(scope.membership),
       addPermission: (scope) => permissions.notification.send(scope.membership),
+      // The detail shape carries a notification's message (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
       counted: true,
       count: (scope, q) => countInbox(ctx.db, scope.membership.personnelSid, isReadFilter(q.is_read)),
       rows: async (scope, q, serializer, page) => {

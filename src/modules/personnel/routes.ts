@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
-import { withTotal } from '../../core/pagination.js';
+import { withTotal, bodyRecordBytes } from '../../core/pagination.js';
 import { PersonnelCreate, PersonnelListQuery, PersonnelPatch, PersonnelShapes } from './schemas.js';
 import { countInOrganization, pageInOrganization } from './repository.js';
 import { serializePersonnel } from './serializers.js';
@@ -28,6 +28,8 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
       query: PersonnelListQuery,
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),
+      // The detail shape carries metadata and dashboard (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
       counted: true,
       count: (scope, query) => countInOrganization(ctx.db, scope.membership.organizationSid, query),
       rows: async (scope, query, serializer, page) => {

@@ -74,6 +74,17 @@ export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: s
    WHERE r.sid = ${change.rowSid}`);
 }
 
+/** Emits the creation of many rows (version 1, by `userSid`) in one statement: an import's batch. */
+export async function emitRowsCreated(tx: Db, rowSids: string[], userSid: string): Promise<void> {
+  if (!rowSids.length) return;
+  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
+      'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
+      'version', r.version, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
+      'changes', '["created"]'::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
+    FROM record_rows r ${author(userSid)}
+   WHERE r.sid = ANY(string_to_array(${rowSids.join(',')}, ','))`);
+}
+
 /** What a cell's event is built from: values, or SQL over the statement's tables. */
 export interface CellEventValues {
   organization: string | SQL;

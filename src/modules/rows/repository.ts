@@ -2,9 +2,9 @@ import { and, asc, desc, eq, inArray, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
 import { cells, columns, projects, rowCounts, rows, tables, users, widgets } from '../../db/schema.js';
-import { errors } from '../../core/errors.js';
 import { queryBool } from '../../core/schemas.js';
 import type { RowLabiiFilter } from './schemas.js';
+import { inProject, labiiConditions } from './filters.js';
 import { readsProject } from '../../core/rules.js';
 import { containsPattern, isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
@@ -55,47 +55,6 @@ export type RowRecord = {
 export interface RowFilter extends RowLabiiFilter {
   table__sid?: string;
   project__sid?: string;
-}
-
-/** Rows of project `projectSid`: their first project, or one of the others. */
-export function inProject(projectSid: string): SQL {
-  return sql`(${rows.projectSid} = ${projectSid} OR EXISTS (SELECT 1 FROM record_row_projects rp WHERE rp.row_sid = ${rows.sid} AND rp.project_sid = ${projectSid}))`;
-}
-
-/** A date bound of a filter: a date (YYYY-MM-DD, UTC) or a timestamp; 400 naming the parameter otherwise. */
-function dateBound(name: string, value: string, wholeDay: boolean): SQL {
-  const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  if (Number.isNaN(Date.parse(isDate ? `${value}T00:00:00Z` : value)) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    throw errors.field(name, 'Not a date (YYYY-MM-DD) or an ISO 8601 timestamp.');
-  }
-  const at = isDate ? sql`(${value}::date::timestamp AT TIME ZONE 'UTC')` : sql`${value}::timestamptz`;
-  return wholeDay && isDate ? sql`(${at} + interval '1 day')` : at;
-}
-
-const DATE_COLUMNS = { date_created: rows.dateCreated, date_updated: rows.dateUpdated } as const;
-
-/** The conditions of Labii's row filters (is_archived, uid, owner__sid, search, the date ranges). */
-export function labiiConditions(orgSid: string, filter: RowLabiiFilter): SQL[] {
-  const out: SQL[] = [];
-  if (filter.is_archived !== undefined) out.push(eq(rows.isArchived, queryBool(filter.is_archived)));
-  if (filter.uid !== undefined) out.push(eq(rows.uid, filter.uid));
-  if (filter.owner__sid !== undefined) {
-    out.push(sql`${rows.createdBy} = (SELECT user_sid FROM personnel WHERE sid = ${filter.owner__sid} AND organization_sid = ${orgSid})`);
-  }
-  if (filter.search) out.push(sql`(${rows.name} ILIKE ${containsPattern(filter.search)} OR ${rows.uid} ILIKE ${containsPattern(filter.search)})`);
-  for (const field of ['date_created', 'date_updated'] as const) {
-    const column = DATE_COLUMNS[field];
-    const gte = filter[`${field}__gte`]; const gt = filter[`${field}__gt`];
-    const lte = filter[`${field}__lte`]; const lt = filter[`${field}__lt`];
-    if (gte !== undefined) out.push(sql`${column} >= ${dateBound(`${field}__gte`, gte, false)}`);
-    if (gt !== undefined) out.push(sql`${column} > ${dateBound(`${field}__gt`, gt, false)}`);
-    if (lte !== undefined) {
-      const wholeDay = /^\d{4}-\d{2}-\d{2}$/.test(lte);
-      out.push(wholeDay ? sql`${column} < ${dateBound(`${field}__lte`, lte, true)}` : sql`${column} <= ${dateBound(`${field}__lte`, lte, false)}`);
-    }
-    if (lt !== undefined) out.push(sql`${column} < ${dateBound(`${field}__lt`, lt, false)}`);
-  }
-  return out;
 }
 
 function where(orgSid: string, membership: Membership, filter: RowFilter): SQL {
@@ -243,7 +202,7 @@ export type GridOrdering = (typeof GRID_ORDERINGS)[number];
 
 const GRID_ORDER_COLUMNS = { name: rows.name, date_created: rows.dateCreated, date_updated: rows.dateUpdated };
 
-function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
+export function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
   return and(
     eq(rows.organizationSid, orgSid),
     eq(rows.tableSid, tableSid),
@@ -253,6 +212,38 @@ function gridWhere(orgSid: string, tableSid: string, membership: Membership, fil
     filter.is_locked !== undefined ? eq(rows.isLocked, filter.is_locked) : undefined,
     readableRows(membership),
   )!;
+}
+
+/**
+ * The sids of a page of the grid, in its order, with the count of the whole filtered list
+ * (one query of narrow columns): a page of large rows is then read by these sids a few at
+ * a time (gridRowsOf), each read an index lookup, and the page is the one this query saw.
+ */
+export async function gridSids(
+  db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, limit: number, offset: number,
+): Promise<Counted<{ sid: string }>> {
+  const condition = gridWhere(orgSid, tableSid, membership, filter);
+  const ordering = filter.ordering ?? 'date_created';
+  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
+  const direction = ordering.startsWith('-') ? desc : asc;
+  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
+    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
+  const found = await db.select({ sid: rows.sid, total }).from(rows)
+    .where(condition)
+    .orderBy(direction(column), direction(rows.sid))
+    .limit(limit).offset(offset);
+  return counted(found as { sid: string; total: number }[]);
+}
+
+/** The grid's rows of these sids (still matching the filter and readable), in the sids' order. */
+export async function gridRowsOf(
+  db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, sids: string[],
+): Promise<RowRecord[]> {
+  if (!sids.length) return [];
+  const found = await select(db, membership.personnelSid)
+    .where(and(gridWhere(orgSid, tableSid, membership, filter), inArray(rows.sid, sids))) as RowRecord[];
+  const bySid = new Map(found.map((r) => [r.sid, r]));
+  return sids.map((sid) => bySid.get(sid)).filter((r): r is RowRecord => r !== undefined);
 }
 
 /**

@@ -1,26 +1,27 @@
 // Rows (design: Resources the spec relies on): records of a table, in a project.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Serializer } from '../../core/resource.js';
 import type { Membership } from '../../core/access.js';
-import { defineDetail, defineList, refuseOtherMethods } from '../../core/resource.js';
+import { answerLimits, defineDetail, defineList, refuseOtherMethods } from '../../core/resource.js';
+import { answerPage } from '../../core/answer-stream.js';
 import { organizationLevel, tableLevel } from '../../core/levels.js';
 import { findProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
 import { ErrorResponses, Page, PageQuery } from '../../core/schemas.js';
-import { pageEnvelope, pageRequest, withTotal } from '../../core/pagination.js';
+import { pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
-import { cellsOfRows, countRows, findRow, gridRows, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
+import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
 import { cellsOfRowSids } from '../cells/repository.js';
 import { serializeCell } from '../cells/serializers.js';
 import { changeRow, createRow, readableRow } from './service.js';
 import { verifyChain } from '../versions/verify.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { rows } from '../../db/schema.js';
-import { rowDataPageSize } from '../../core/pagination.js';
+import { rowRecordBytes } from '../../core/pagination.js';
 import { registerRowStream } from './stream.js';
 import { sectionsOfRows } from '../sections/repository.js';
 import { serializeSection } from '../sections/serializers.js';
@@ -67,27 +68,53 @@ async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
 
 /**
  * A page of the grid: a table's rows in the detail shape, each with its cells keyed by
- * column sid (the cell detail shape). Three queries whatever the page size: the page with
- * its count, the page's cells, and (with project__sid) the caller's project role.
+ * column sid (the cell detail shape). Rows can be ROW_MAX_BYTES each, so the page is read
+ * and written a few rows at a time (core/answer-stream.ts); a read is two queries whatever
+ * its size, the rows with their count and their cells, and the first read asks for the
+ * caller's project role (with project__sid) alongside.
  */
-async function gridPage(ctx: AppContext, request: FastifyRequest) {
+async function gridPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const scope = await tableLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
   const { membership, table } = scope;
   const filter = request.query as GridFilter & { page?: number; page_size?: number };
   const page = pageRequest(filter);
-  const [found, projectRole] = await Promise.all([
-    gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, page.limit, page.offset),
-    filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null,
-  ]);
-  const cells = await cellsOfRowSids(ctx.db, found.map((r) => r.sid), membership.personnelSid);
-  const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
-  for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
-  const results = found.map(({ project_sid: _p, permission, ...fields }) => ({
-    ...fields, owner: fields.created_by,
-    cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
-  }));
-  const addPermission = filter.project__sid ? permissions.row.create(membership, projectRole) : false;
-  return pageEnvelope(request, ctx.config.publicUrl, page, found.total ?? 0, results, addPermission);
+  const withCells = async (found: RowRecord[]) => {
+    const cells = await cellsOfRowSids(ctx.db, found.map((r) => r.sid), membership.personnelSid);
+    const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
+    for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
+    return found.map(({ project_sid: _p, permission, ...fields }) => ({
+      ...fields, owner: fields.created_by,
+      cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
+    }));
+  };
+  const projectRole = () => (filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null);
+  const addPermission = (role: Awaited<ReturnType<typeof projectRole>>) => (filter.project__sid ? permissions.row.create(membership, role) : false);
+  // Read a few at a time, the page's sids come first (with its count), then the rows by sid.
+  let sids: string[] = [];
+  return answerPage(request, reply, answerLimits(ctx), {
+    page,
+    recordBytes: rowRecordBytes(ctx.config),
+    item: GridRow,
+    first: async (part) => {
+      if (part.limit >= page.size) {
+        // One read holds the page: the rows with their count, then their cells.
+        const [found, role] = await Promise.all([
+          gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, part.limit, part.offset), projectRole(),
+        ]);
+        return { results: await withCells(found), count: found.total ?? 0, addPermission: addPermission(role) };
+      }
+      const [found, role] = await Promise.all([
+        gridSids(ctx.db, table.organizationSid, table.sid, membership, filter, page.limit, page.offset), projectRole(),
+      ]);
+      sids = found.map((r) => r.sid);
+      const rowsRead = await gridRowsOf(ctx.db, table.organizationSid, table.sid, membership, filter, sids.slice(0, part.limit));
+      return { results: await withCells(rowsRead), count: found.total ?? 0, addPermission: addPermission(role), records: sids.length };
+    },
+    more: async (part) => {
+      const from = part.offset - page.offset;
+      return withCells(await gridRowsOf(ctx.db, table.organizationSid, table.sid, membership, filter, sids.slice(from, from + part.limit)));
+    },
+  });
 }
 
 export function registerRows(app: FastifyInstance, ctx: AppContext): void {
@@ -101,8 +128,8 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       summary: 'List rows (Admin: all; others: rows of their projects)',
       description: 'Oldest first. Filters: table__sid, project__sid.',
       query: RowListQuery,
-      // The list and detail shapes carry each row's cells: pages are bounded by bytes.
-      maxPageSize: (serializer) => (serializer !== 'name' ? rowDataPageSize(ctx.config) : undefined),
+      // The list and detail shapes carry each row's cells (column_set, cells): pages are read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: (serializer) => (serializer !== 'name' ? rowRecordBytes(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
@@ -165,7 +192,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       querystring: Type.Object({ ...PageQuery, ...GridQuery }),
       response: { 200: Page(GridRow), ...ErrorResponses },
     },
-  }, async (request) => gridPage(ctx, request));
+  }, async (request, reply) => gridPage(ctx, request, reply));
   refuseOtherMethods(app, gridUrl, ['GET']);
 
   const verifyUrl = '/tables/row/detail/:sid/verify/';
@@ -180,9 +207,13 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       params: Type.Object({ sid: Type.String() }),
       response: { 200: ChainReport, ...ErrorResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);
-    return verifyChain(ctx.db, row, ctx.config.answerMaxBytes, ctx.files.store);
+    // A verification holds at most two batches of ANSWER_MAX_BYTES / 2: one read's worth of the
+    // process's heavy-work budget, reserved until it answers (503 past the budget).
+    ctx.heavy.takeFor(reply, ctx.config.answerMaxBytes);
+    const batchBytes = Math.floor(ctx.config.answerMaxBytes / 2);
+    return verifyChain(ctx.db, row, batchBytes, Math.floor(batchBytes / rowRecordBytes(ctx.config)), ctx.files.store);
   });
   refuseOtherMethods(app, verifyUrl, ['GET']);
 }

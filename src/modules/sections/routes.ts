@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
-import { withTotal, rowDataPageSize } from '../../core/pagination.js';
+import { withTotal, rowRecordBytes } from '../../core/pagination.js';
 import { lockRecordRow } from '../../core/record-lock.js';
 import { loadRowAccess } from '../rows/access.js';
 import { SectionCreate, SectionCreateQuery, SectionListQuery, SectionPatch, SectionShapes } from './schemas.js';
@@ -24,7 +24,7 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
       description: "With `row__sid`, that row's sections in order; with `table__sid`, the sections of that table's rows; "
         + 'without, every section the caller may read, oldest first. add_permission: whether the caller may add a section to row__sid.',
       query: SectionListQuery,
-      maxPageSize: (serializer) => (serializer === 'detail' ? rowDataPageSize(ctx.config) : undefined),
+      recordBytes: (serializer) => (serializer === 'detail' ? rowRecordBytes(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.row__sid) return false;
         const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);

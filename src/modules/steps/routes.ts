@@ -6,7 +6,7 @@ import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { StepCreate, StepCreateQuery, StepListQuery, StepPatch, StepShapes } from './schemas.js';
 import { countSteps, pageSteps } from './repository.js';
-import { withTotal } from '../../core/pagination.js';
+import { withTotal, bodyRecordBytes } from '../../core/pagination.js';
 import { changeStep, checkStepFilter, createStep, deleteStep, loadStep, serializeStep } from './service.js';
 import { lockOwnRow } from '../../core/record-lock.js';
 import { steps } from '../../db/schema.js';
@@ -25,6 +25,8 @@ export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
       query: StepListQuery,
       allowed: (scope) => permissions.step.read(scope.membership),
       addPermission: (scope) => permissions.step.change(scope.membership),
+      // The detail shape carries a step's settings (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
       count: async (scope, query) => {
         await checkStepFilter(ctx, scope.membership.organizationSid, query);
         return countSteps(ctx.db, scope.membership.organizationSid, query);

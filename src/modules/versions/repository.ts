@@ -70,7 +70,9 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
  * A page of versions with the count of the list: a row's in version order, or the
  * organization's oldest first.
  */
-export async function pageVersions(db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number): Promise<Counted<VersionRow>> {
+export async function pageVersions(
+  db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number, after?: number,
+): Promise<Counted<VersionRow>> {
   const condition = where(orgSid, membership, rowSid);
   if (rowSid) {
     // Counted, not taken from the row's head version (a version deleted behind the API
@@ -82,7 +84,7 @@ export async function pageVersions(db: Db, orgSid: string, membership: Membershi
     // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
     // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
     return counted(await select(db, membership.personnelSid, total)
-      .where(and(condition, gt(versions.version, sql`${offset}::bigint`)))
+      .where(and(condition, gt(versions.version, sql`${after ?? offset}::bigint`)))
       .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
   }
   return counted(await select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition)

@@ -17,7 +17,7 @@ import { withTotal } from '../../core/pagination.js';
 import { queryBool } from '../../core/schemas.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
 import { lockOwnRow } from '../../core/record-lock.js';
-import { rowDataPageSize } from '../../core/pagination.js';
+import { rowRecordBytes } from '../../core/pagination.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
   if (!isSid(sid)) throw errors.notFound();
@@ -42,16 +42,18 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
         + 'With `dataonly=true` each result is only the version\'s row data object. `is_valid` is recomputed from the stored data.',
       query: VersionListQuery,
       addPermission: () => false,
-      // Every shape reads each version's data (is_valid recomputes its hash): pages are bounded by bytes.
-      maxPageSize: () => rowDataPageSize(ctx.config),
+      // Every shape reads each version's data (is_valid recomputes its hash): pages are read and written a few records at a time (core/answer-stream.ts).
+      recordBytes: () => rowRecordBytes(ctx.config),
       raw: (query) => queryBool(query.dataonly),
       rawShape: VersionData,
       counted: true,
       count: (scope, query) => countVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset);
-        if (queryBool(query.dataonly)) return withTotal(found.map((v) => v.data), found);
-        return withTotal(found.map((v) => serializeVersion(v, serializer, scope.membership)), found);
+        const found = await pageVersions(ctx.db, scope.membership.organizationSid, scope.membership, query.row__sid, page.limit, page.offset, page.after);
+        // A row's versions are read by key: the next read of the page starts after the last version read.
+        const cursor = query.row__sid && found.length ? found[found.length - 1].version : undefined;
+        const results = queryBool(query.dataonly) ? found.map((v) => v.data) : found.map((v) => serializeVersion(v, serializer, scope.membership));
+        return Object.assign(withTotal(results, found), { cursor });
       },
     },
   });

@@ -11,6 +11,7 @@ import { useOrganizations } from '../lib/api/organizations';
 import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
 import { OrganizationOverview } from '../features/organizations/components/overview';
 import { GridPage } from '../features/grid/components/grid-page';
+import { ExportMenu } from '../features/transfer/components/export-menu';
 import { RunWorkflow } from '../features/workflows/components/run-workflow';
 import { HistoryPage } from '../features/history/components/history-page';
 import { FileCell } from '../features/files/components/file-cell';
@@ -239,6 +240,7 @@ const rowsRoute = createRoute({
         projectSid={project}
         search={q}
         rowAction={(row) => <RunWorkflow orgSid={org} tableSid={table} row={row} />}
+        tableActions={<ExportMenu tableSid={table} projectSid={project} />}
         customCells={{
           kinds: [FILE_KIND],
           render: ({ row, column, data, block, onChanged }) => (

@@ -2888,6 +2888,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/row/export/table/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a table's rows as CSV, XLSX or NDJSON, streamed
+         * @description The rows the caller may read (the grid's rules: an Admin every row, others the rows of their projects), oldest first (ties by sid), filtered as the grid filters (project__sid, search, is_archived, is_locked). CSV and XLSX: a header of `sid`, `name`, `description` and the columns' names in column order, then one line a row (an empty field where a row has no cell). NDJSON: one JSON object a line, the row's fields and `cells` (data by column sid). Streamed as the database yields the rows: a large table starts downloading at once.
+         */
+        get: operations["exportRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/project/detail/{sid}/eln/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a project as an .eln archive (RO-Crate 1.1 in a zip, as the ELN Consortium specifies), streamed
+         * @description Every row of the project (Admin, or any role in the project) as a Dataset with its cells, the files its cells name, and its whole version chain with the hashes (versions.ndjson: who changed what and when), so that the chain can be re-verified offline from the archive alone: `npm run cli -- verify-archive file.eln`. See docs/eln.md.
+         */
+        get: operations["exportProjectEln"];
+        put?: never;
+        /**
+         * Import an .eln archive into new rows of a table in the project (Project Admin, Edit)
+         * @description Each dataset the archive's root lists becomes a row: ours with its cells (by column sid, else name) and files, other ELNs' (eLabFTW's experiments and resources) with their properties by column name, their text as the description and their attachments as files (named in a column called Files, when the table has one). Our archives must verify first (400 naming the row and version otherwise); each new row's first version names where it came from. One transaction.
+         */
+        post: operations["importProjectEln"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/row/import/progress/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far the caller's import is
+         * @description By the Idempotency-Key the import was sent with: its phase (checking, writing, done), the rows done and, once the check has counted them, the total. 404 for a key of no import of the caller's in the last 10 minutes (kept by the process that runs it).
+         */
+        get: operations["importProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/row/import/table/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rows from a CSV or XLSX file into a table and project (Project Admin, Edit)
+         * @description The body is the file (Content-Type text/csv, the XLSX type, or application/octet-stream with `format`). Its first line is the header: each field goes to `sid`, `name`, `description` or the column of that name, unless `mapping` says otherwise. Lines whose key (`sid`, or the column named by `key`) names a row of the table and project update it; the others create rows. Each line is one write of its row (one version; an unchanged line writes nothing), with the rules of a cell edit. `dry_run=true` checks every line and writes nothing: the answer lists every problem by line and column, and the price. Otherwise all lines are written in one transaction, or none (400 with the problems). Idempotency-Key replays the answer; GET /tables/row/import/progress/?key=<Idempotency-Key> tells how far a running import is.
+         */
+        post: operations["importRows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/file/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -6226,6 +6310,60 @@ export interface components {
         NotificationUpdate: {
             /** @description mark the notification read or unread again */
             is_read?: boolean;
+        };
+        /** ElnImportSummary */
+        ElnImportSummary: {
+            created: number;
+            /** @description files of the archive made files of the organization */
+            files: number;
+            price: string;
+            rows: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+                /** @description the dataset it was made from (ours: the row sid and version) */
+                source: string;
+            }[];
+            /** @description properties no column of the table is named after (left out) */
+            unmapped: string[];
+        };
+        /** ImportProgress */
+        ImportProgress: {
+            /** @enum {string} */
+            phase: "checking" | "writing" | "done";
+            rows_done: number;
+            /** @description known once the check has counted the lines */
+            rows_total: number | null;
+        };
+        /** ImportProblem */
+        ImportProblem: {
+            /** @description the line of the file (1: the header); null for the import as a whole */
+            line: number | null;
+            /** @description the header field */
+            column: string | null;
+            problem: string;
+        };
+        /** ImportSummary */
+        ImportSummary: {
+            dry_run: boolean;
+            /** @description lines after the header */
+            rows: number;
+            created: number;
+            updated: number;
+            /** @description lines that change nothing (no version) */
+            unchanged: number;
+            /** @description cells written (created or changed) */
+            cells: number;
+            /** @description what the written cells cost */
+            price: string;
+            /** @description the organization's credits before the import */
+            balance: string;
+            problem_count: number;
+            /** @description every problem, by line and column (at most 10,000) */
+            problems: components["schemas"]["ImportProblem"][];
         };
         /** FileName */
         FileName: {
@@ -15109,6 +15247,217 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportRows: {
+        parameters: {
+            query?: {
+                /** @description csv (default), xlsx or ndjson */
+                format?: "csv" | "xlsx" | "ndjson";
+                /** @description only rows of this project */
+                project__sid?: string;
+                /** @description only rows whose name contains this text (case-insensitive) */
+                search?: string;
+                /** @description only archived (true) or only unarchived (false) rows */
+                is_archived?: boolean;
+                /** @description only locked (true) or only unlocked (false) rows */
+                is_locked?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the table */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rows, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportProjectEln: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the project */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the archive, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importProjectEln: {
+        parameters: {
+            query: {
+                /** @description the table of the new rows (required) */
+                table__sid: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the project */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/zip": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ElnImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importProgress: {
+        parameters: {
+            query: {
+                /** @description the Idempotency-Key of the import */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importRows: {
+        parameters: {
+            query: {
+                /** @description the project of the rows (required) */
+                project__sid: string;
+                /** @description csv or xlsx (default: from the Content-Type) */
+                format?: "csv" | "xlsx";
+                /** @description true: check every line, write nothing */
+                dry_run?: boolean;
+                /** @description what names an existing row: sid (the default when the header maps a field to sid) or a column's name */
+                key?: string;
+                /** @description JSON: header field → sid, name, description, a column's name or sid, or "" to leave it out */
+                mapping?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the table */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

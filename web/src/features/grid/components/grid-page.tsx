@@ -30,6 +30,8 @@ interface GridPageProps {
   search?: string;
   /** More actions on the focused row in the toolbar, given by the route (another feature's, e.g. running a workflow). */
   rowAction?: (row: GridRow | undefined) => ReactNode;
+  /** Actions on the whole table in the toolbar, given by the route (another feature's, e.g. exporting). */
+  tableActions?: ReactNode;
   /** Columns drawn by the route's own component: those whose widget is of one of `kinds` (file cells). */
   customCells?: CustomCells;
 }
@@ -40,7 +42,7 @@ export interface CustomCells {
   render: (cell: { row: GridRow; column: GridColumn; data: string; block: string | null; onChanged: () => void }) => ReactNode;
 }
 
-export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, customCells }: GridPageProps) {
+export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, customCells, tableActions }: GridPageProps) {
   const projects = useProjects(orgSid);
   const navigate = useNavigate();
   const table = useTable(tableSid);
@@ -97,6 +99,7 @@ export function GridPage({ orgSid, tableSid, projectSid, search, rowAction, cust
           columnsOfTable={table.data.columns}
           tableName={table.data.name}
           rowAction={rowAction}
+          tableActions={tableActions}
           customCells={customCells}
         />
       ) : (
@@ -113,9 +116,10 @@ interface TableRowsProps {
   columnsOfTable: Array<{ sid: string; name: string; order: number; widget: { sid: string; name: string } }>;
   rowAction?: (row: GridRow | undefined) => ReactNode;
   customCells?: CustomCells;
+  tableActions?: ReactNode;
 }
 
-function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction, customCells }: TableRowsProps) {
+function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction, customCells, tableActions }: TableRowsProps) {
   const { orgSid, projectSid } = gridKey;
   const session = useSession();
   const me = useMyPersonnel(orgSid, session.data?.sid ?? '');
@@ -246,6 +250,7 @@ function TableRows({ gridKey, tableName, projectName, columnsOfTable, rowAction,
           {row?.is_archived ? 'Un-archive row' : 'Archive row'}
         </Button>
         {rowAction?.(row)}
+        {tableActions}
         {row && (
           <Link to="/o/$org/rows/$row" params={{ org: orgSid, row: row.sid }} className="button button-plain">
             History of {row.name}

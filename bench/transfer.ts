@@ -1,0 +1,184 @@
+// Spreadsheets in and out (issue 26) on the embedded default (PGlite): a CSV of N rows × 10
+// columns imported through the API (every line checked, then written in one transaction:
+// rows, cells, versions with their hashes, the credit debit) beside the limit — the same
+// rows, cells and versions written set-based by one INSERT … SELECT each (PGlite's stand-in
+// for COPY: no per-row round trip, no hashing) into the same tables — then the table
+// exported as CSV and NDJSON, the server's RSS sampled throughout. `npm run bench -- --import`
+// or `-- --export` (both run the whole step: the export needs the import's rows);
+// `--rows N` (default 10,000; the issue's scale is --rows 1000000, which takes hours on a
+// 2-core machine). Writes bench/results/transfer.json. Stops what it started, deletes its files.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const argv = process.argv.slice(2);
+const ROWS = argv.includes('--rows') ? Number(argv[argv.indexOf('--rows') + 1]) : 10_000;
+const COLUMNS = 10;
+const OUT = path.join(ROOT, 'bench', 'results', 'transfer.json');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-bench-transfer-'));
+const log = (line: string) => console.log(line);
+let server: ChildProcess | null = null;
+
+function stopServer() {
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  server = null;
+}
+process.on('exit', () => {
+  stopServer();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The server's peak RSS (MB, sampled every 100 ms) while `work` runs, and the seconds it took. */
+async function measured<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; peakMb: number }> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server!.pid}/status`, 'utf8'))?.[1] ?? 0);
+      peak = Math.max(peak, kb / 1024);
+    } catch {
+      // between samples
+    }
+  };
+  const timer = setInterval(sample, 100);
+  const start = process.hrtime.bigint();
+  try {
+    const value = await work();
+    sample();
+    return { value, seconds: Number(process.hrtime.bigint() - start) / 1e9, peakMb: Math.round(peak) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The CSV to import, written line by line: name, description and 10 columns of ~20 characters. */
+function makeCsv(file: string): number {
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, `name,description,${Array.from({ length: COLUMNS }, (_, i) => `c${i}`).join(',')}\n`);
+  let buffer = '';
+  for (let r = 0; r < ROWS; r += 1) {
+    buffer += `row ${r},imported,${Array.from({ length: COLUMNS }, (_, i) => `value ${r}-${i} abcdef`).join(',')}\n`;
+    if (buffer.length > 1 << 20) { fs.writeSync(fd, buffer); buffer = ''; }
+  }
+  fs.writeSync(fd, buffer);
+  fs.closeSync(fd);
+  return fs.statSync(file).size;
+}
+
+/** Reads a streamed answer to its end, counting bytes (never holding it). */
+async function drain(res: Response): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  return bytes;
+}
+
+async function main() {
+  log(`Transfer benchmark: ${ROWS} rows × ${COLUMNS} columns on the embedded default (PGlite) in ${tmp}`);
+  const dataDir = path.join(tmp, 'data');
+  const env: Record<string, string | undefined> = {
+    ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS: '1', WEB_DIR: path.join(tmp, 'no-web'),
+    FILE_MAX_BYTES: String(64 * 1024 ** 3), REQUEST_TIMEOUT_SECONDS: '3600', STATEMENT_TIMEOUT_SECONDS: '3600', INITIAL_CREDITS: '1000.00',
+  };
+  delete env.DATABASE_URL;
+  const cli = (args: string[], input?: string) => execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), ...args], { env, input, encoding: 'utf8' });
+  cli(['create-user', '--email', 'bench@transfer.test', '--first-name', 'Bench', '--last-name', 'Transfer'], 'bench transfer password 1\n');
+  const org = JSON.parse(cli(['create-organization', '--name', 'Bench', '--admin-email', 'bench@transfer.test'])).sid;
+  const key = JSON.parse(cli(['create-api-key', '--email', 'bench@transfer.test', '--name', 'bench'])).key;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [path.join(ROOT, 'dist', 'server.js')], { env: { ...env, PORT: String(port) }, detached: true, stdio: 'inherit' });
+  for (let i = 0; ; i += 1) {
+    if (await fetch(`${base}/health/`).then((r) => r.ok, () => false)) break;
+    if (i > 600) throw new Error('the server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const post = async (url: string, body: unknown) => {
+    const res = await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  const me = (await (await fetch(`${base}/organizations/personnel/list/organization/${org}/name/`, { headers })).json()).results[0];
+  const project = await post(`/projects/project/list/organization/${org}/detail/`, { name: 'Bench project' });
+  await post(`/projects/member/list/project/${project.sid}/detail/`, { personnel: me.sid, permission: 'admin' });
+  const table = await post(`/tables/table/list/organization/${org}/detail/`, { name: 'Bench table' });
+  for (let i = 0; i < COLUMNS; i += 1) {
+    await post(`/tables/column/list/organization/${org}/detail/?table__sid=${table.sid}`, { name: `c${i}`, widget: 'builtinWidgetTxt', order: i });
+  }
+  const csvFile = path.join(tmp, 'rows.csv');
+  const csvBytes = makeCsv(csvFile);
+  const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version }, rows: ROWS, columns: COLUMNS, csv_mib: Math.round(csvBytes / 1024 / 102.4) / 10 };
+
+  const imported = await measured(async () => {
+    const res = await fetch(`${base}/tables/row/import/table/${table.sid}/?project__sid=${project.sid}`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, body: fs.createReadStream(csvFile) as any, duplex: 'half',
+    } as RequestInit);
+    if (res.status !== 200) throw new Error(`import: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    return res.json() as Promise<any>;
+  });
+  if (imported.value.created !== ROWS) throw new Error(`imported ${imported.value.created} rows, not ${ROWS}`);
+  results.import = { seconds: round(imported.seconds), rows_per_s: Math.round(ROWS / imported.seconds), peak_rss_mb: imported.peakMb };
+  log(`import: ${ROWS} rows in ${round(imported.seconds)} s (${Math.round(ROWS / imported.seconds)} rows/s), peak RSS ${imported.peakMb} MB`);
+
+  for (const format of ['csv', 'ndjson'] as const) {
+    const exported = await measured(async () => drain(await fetch(`${base}/tables/row/export/table/${table.sid}/?format=${format}`, { headers })));
+    results[`export_${format}`] = { seconds: round(exported.seconds), rows_per_s: Math.round(ROWS / exported.seconds), mib: Math.round(exported.value / 1024 / 102.4) / 10, peak_rss_mb: exported.peakMb };
+    log(`export ${format}: ${round(exported.seconds)} s (${Math.round(ROWS / exported.seconds)} rows/s, ${Math.round(exported.value / 1024 / 1024)} MiB), peak RSS ${exported.peakMb} MB`);
+  }
+  stopServer();
+  await new Promise((r) => setTimeout(r, 1000));
+
+  // The limit: the same rows, cells and versions written set-based in the same database.
+  const { openDatabase } = await import(path.join(ROOT, 'dist', 'db', 'client.js'));
+  const database = await openDatabase({ databaseUrl: null, dataDir });
+  const db = database.db;
+  const { sql } = await import('drizzle-orm');
+  const limit = await (async () => {
+    const start = process.hrtime.bigint();
+    await db.transaction(async (tx: any) => {
+      await tx.execute(sql`INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, version, last_hash)
+        SELECT 'b' || lpad(g::text, 15, '0'), ${org}, ${table.sid}, ${project.sid}, 'row ' || g, 'imported', 1, md5(g::text) FROM generate_series(1, ${ROWS}) g`);
+      await tx.execute(sql`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data)
+        SELECT 'c' || lpad((g * 16 + c.n)::text, 15, '0'), ${org}, 'b' || lpad(g::text, 15, '0'), c.sid, 'builtinWidgetTxt', 'value ' || g || '-' || c.n || ' abcdef'
+          FROM generate_series(1, ${ROWS}) g, (SELECT sid, "order" AS n FROM record_columns WHERE table_sid = ${table.sid}) c`);
+      await tx.execute(sql`INSERT INTO versions (sid, organization_sid, row_sid, version, hash, previous_hash, data, updated_by, date_created, date_updated)
+        SELECT 'v' || lpad(g::text, 15, '0'), ${org}, 'b' || lpad(g::text, 15, '0'), 1, md5(g::text), '',
+               jsonb_build_object('name', 'row ' || g, 'description', 'imported', 'is_locked', false, 'is_archived', false,
+                 'cells', (SELECT jsonb_object_agg(sid, 'value ' || g || '-' || "order" || ' abcdef') FROM record_columns WHERE table_sid = ${table.sid})),
+               'bench', now(), now() FROM generate_series(1, ${ROWS}) g`);
+    });
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  })();
+  await database.close();
+  results.set_based_insert = { seconds: round(limit), rows_per_s: Math.round(ROWS / limit) };
+  (results.import as Record<string, number>).of_limit = Math.round((limit / imported.seconds) * 100) / 100;
+  log(`the limit (set-based INSERT … SELECT of the same rows, cells and versions): ${round(limit)} s (${Math.round(ROWS / limit)} rows/s); the import runs at ${Math.round((limit / imported.seconds) * 100)}% of it`);
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
+  log(`written to ${path.relative(process.cwd(), OUT)}`);
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

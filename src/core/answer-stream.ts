@@ -1,0 +1,112 @@
+// Pages written as they are read (issue 21; docs/decisions.md, "Answers are written as they
+// are read"). A list whose records can be large (row data, JSON settings, messages) reads
+// its page in reads of at most ANSWER_MAX_BYTES of records at their largest, and writes
+// each read to the socket before the next one starts, after what was written has left
+// the process (the socket's backpressure): whatever a page's bytes, the process holds
+// one read. The envelope is the same bytes as a page built whole: its head (page_size …
+// add_permission, with `count` from the first read) is written first, then the results,
+// each through the shape's own serializer. A page that fits one read is answered whole,
+// as before (the fast path). An error found before the first byte is the API's own
+// error answer; one found later ends the connection without the closing bracket, so a
+// client never takes a cut answer for a whole one.
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { pageEnvelope, type PageRequest } from './pagination.js';
+import type { WorkBudget } from './heavy-work.js';
+
+/** What a list gives the writer: its first read (with the count) and the reads after it. */
+export interface PageSource {
+  page: PageRequest;
+  /** The most one record of this answer can be, as JSON; undefined: small records, the page is one read. */
+  recordBytes?: number;
+  /**
+   * The records of one read ([offset, offset + limit) of the list) with the list's count and
+   * add_permission; `records`, when the list knows it, is how many records the page holds
+   * (then a later read that finds fewer than asked, a record deleted meanwhile, does not end the page).
+   */
+  first: (read: PageRequest) => Promise<{ results: unknown[]; count: number; addPermission: boolean; records?: number }>;
+  /** The records of a later read. */
+  more: (read: PageRequest) => Promise<unknown[]>;
+  /** The schema of one result (fast-json-stringify, as the page's own serializer writes it); none: JSON.stringify. */
+  item?: TSchema;
+  /** Send the whole-page answer as JSON text rather than through the route's schema (versions' `dataonly`). */
+  raw?: boolean;
+}
+
+export interface AnswerLimits {
+  publicUrl: string | null;
+  /** The most records one read holds at their largest: ANSWER_MAX_BYTES. */
+  readBytes: number;
+  budget: WorkBudget;
+}
+
+const compile = SerializerSelector()({}, undefined);
+const serializers = new WeakMap<TSchema, (value: unknown) => string>();
+
+function serializerOf(schema: TSchema | undefined): (value: unknown) => string {
+  if (!schema) return (value) => JSON.stringify(value);
+  let serialize = serializers.get(schema);
+  if (!serialize) {
+    serialize = compile({ schema, method: 'GET', url: '/', httpStatus: '200' }) as (value: unknown) => string;
+    serializers.set(schema, serialize);
+  }
+  return serialize;
+}
+
+/** How many records one read of `source` takes. */
+export function recordsPerRead(source: Pick<PageSource, 'page' | 'recordBytes'>, readBytes: number): number {
+  if (!source.recordBytes) return source.page.size;
+  return Math.max(1, Math.min(source.page.size, Math.floor(readBytes / source.recordBytes)));
+}
+
+/** Resolves when `res` has written out what it buffered, or has closed. */
+async function drained(res: FastifyReply['raw']): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed) return;
+  const ac = new AbortController();
+  await Promise.race([once(res, 'drain', { signal: ac.signal }), once(res, 'close', { signal: ac.signal })]).catch(() => {});
+  ac.abort();
+}
+
+/**
+ * Answers a page of `source`: the page envelope, whole when it fits one read, otherwise
+ * written read by read. A list of large records reserves one read's worst case from the
+ * process's heavy-work budget first (503 when it is spent) until its answer is written.
+ */
+export async function answerPage(request: FastifyRequest, reply: FastifyReply, limits: AnswerLimits, source: PageSource) {
+  const { page } = source;
+  const perRead = recordsPerRead(source, limits.readBytes);
+  if (source.recordBytes) limits.budget.takeFor(reply, perRead * source.recordBytes);
+  const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead });
+  const envelope = pageEnvelope(request, limits.publicUrl, page, count, results, addPermission);
+  const end = Math.min(page.size, records ?? page.size);
+  if (perRead >= end || (records === undefined && results.length < perRead)) {
+    if (source.raw) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+    return envelope;
+  }
+  const serialize = serializerOf(source.raw ? undefined : source.item);
+  const { results: _first, ...head } = envelope;
+  const res = reply.raw;
+  // One record a chunk: the response's own backpressure (pipe pauses on a full socket) lets
+  // other requests run between records, and the next read waits for the last one to drain.
+  async function* body() {
+    let read = results;
+    let position = perRead;
+    let sent = 0;
+    yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
+    for (;;) {
+      for (const record of read) yield `${sent++ ? ',' : ''}${serialize(record)}`;
+      if (position >= end || (records === undefined && read.length < perRead)) break;
+      await drained(res);
+      if (res.destroyed) return;
+      const limit = Math.min(perRead, end - position);
+      const cursor = (read as { cursor?: number }).cursor;
+      read = await source.more({ ...page, offset: page.offset + position, limit, ...(cursor === undefined ? {} : { after: cursor }) });
+      position += limit;
+    }
+    yield ']}';
+  }
+  return reply.type('application/json; charset=utf-8').send(Readable.from(body(), { objectMode: false, highWaterMark: 1 }));
+}

@@ -1,0 +1,94 @@
+// Writing an import's planned lines in the import's transaction (issue 26): each line one
+// write of its row — its cells at once and one version — through the row's lock and the
+// same consequences as a cell edit (the version and its hash, the live events, the record
+// change notice, the debit). New rows of a batch are written in a few statements for all.
+import { sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { newSid } from '../../core/ids.js';
+import { isoTimestamp } from '../../core/sql.js';
+import { cells, rows } from '../../db/schema.js';
+import { appendVersion } from '../versions/append.js';
+import { cellEvent, emitRowChange, emitRowsCreated, type RowChange } from '../rows/live.js';
+import type { Plan } from './plan.js';
+
+export interface WriteContext {
+  tx: Db;
+  organizationSid: string;
+  tableSid: string;
+  projectSid: string;
+  userSid: string;
+}
+
+const VIA = ' (import)';
+const CHUNK = 1000;
+
+/** Creates the batch's new rows: the rows, their cells, a version each (`message`), a live event each; their sids. */
+export async function createRows(
+  w: WriteContext, plans: Extract<Plan, { kind: 'create' }>[], message: (i: number) => string = () => `Created the row${VIA}`,
+): Promise<string[]> {
+  if (!plans.length) return [];
+  const made = plans.map((p) => ({ sid: newSid(), plan: p }));
+  // Their uids, the table's next numbers in the file's order (one update of the table's counter, as a row create does one).
+  const [reserved] = await query<{ code: string; last: number }>(w.tx, sql`
+    UPDATE record_tables SET uid_counter = uid_counter + ${made.length} WHERE sid = ${w.tableSid}
+    RETURNING coalesce(nullif(unique_code, ''), records_table_code(name)) AS code, uid_counter AS last`);
+  const first = Number(reserved.last) - made.length + 1;
+  await w.tx.insert(rows).values(made.map(({ sid, plan }, i) => ({
+    sid, organizationSid: w.organizationSid, tableSid: w.tableSid, projectSid: w.projectSid,
+    name: plan.name, description: plan.description, createdBy: w.userSid, updatedBy: w.userSid,
+    uid: sql`records_row_uid(${reserved.code}, ${first + i}::integer)`,
+    // The rows of one transaction share now(): a microsecond a line keeps them in the file's order (oldest first).
+    dateCreated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
+    dateUpdated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
+  })));
+  const cellValues = made.flatMap(({ sid, plan }) => plan.cells.map((c) => ({
+    sid: newSid(), organizationSid: w.organizationSid, rowSid: sid, columnSid: c.column.sid, widgetSid: c.column.widgetSid, data: c.data,
+    createdBy: w.userSid, updatedBy: w.userSid,
+  })));
+  for (let i = 0; i < cellValues.length; i += CHUNK) await w.tx.insert(cells).values(cellValues.slice(i, i + CHUNK));
+  // One statement appends every new row's version 1 (records_append_version hashes each) and announces it.
+  const appended = JSON.stringify(made.map((m, i) => ({ row_sid: m.sid, version_sid: newSid(), message: message(i) })));
+  await query(w.tx, sql`
+    SELECT v.version
+      FROM json_to_recordset(${appended}::json) AS u(row_sid text, version_sid text, message text),
+           LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, u.message) v`);
+  await emitRowsCreated(w.tx, made.map((m) => m.sid), w.userSid);
+  return made.map((m) => m.sid);
+}
+
+/** Changes one existing row (locked by the caller): its name, description and cells, one version. */
+export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'update' }>): Promise<void> {
+  const messages: string[] = [];
+  const changes: RowChange[] = [];
+  if (plan.name !== undefined || plan.description !== undefined) {
+    await w.tx.update(rows).set({
+      ...(plan.name !== undefined ? { name: plan.name } : {}), ...(plan.description !== undefined ? { description: plan.description } : {}),
+      dateUpdated: sql`now()`,
+    }).where(sql`${rows.sid} = ${plan.row.sid}`);
+    if (plan.name !== undefined) { messages.push('Renamed the row'); changes.push('renamed'); }
+    if (plan.description !== undefined) { messages.push('Changed the description'); changes.push('description'); }
+  }
+  const written: { cell: string; column: string; data: string; created: boolean }[] = [];
+  for (const c of plan.cells) {
+    if (c.cellSid) {
+      await w.tx.execute(sql`UPDATE cells SET data = ${c.data}, updated_by = ${w.userSid}, date_updated = now() WHERE sid = ${c.cellSid}`);
+      written.push({ cell: c.cellSid, column: c.column.sid, data: c.data, created: false });
+    } else {
+      const sid = newSid();
+      await w.tx.insert(cells).values({
+        sid, organizationSid: w.organizationSid, rowSid: plan.row.sid, columnSid: c.column.sid, widgetSid: c.column.widgetSid, data: c.data,
+        createdBy: w.userSid, updatedBy: w.userSid,
+      });
+      written.push({ cell: sid, column: c.column.sid, data: c.data, created: true });
+    }
+  }
+  if (written.length) messages.push(`Changed the cells of ${plan.cells.map((c) => c.column.name).join(', ')}`);
+  const version = await appendVersion(w.tx, plan.row.sid, w.userSid, `${messages.join('; ')}${VIA}`);
+  if (changes.length) await emitRowChange(w.tx, { rowSid: plan.row.sid, userSid: w.userSid, version, changes });
+  for (const c of written) {
+    await query(w.tx, sql`SELECT ${cellEvent({
+      organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, version, userSid: w.userSid,
+      dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
+    })}`);
+  }
+}
