@@ -137,9 +137,11 @@ describe('API keys', () => {
     assert.equal(assertPage(await user.api.get(paths.apikeyList(user.sid, 'list'))).count, 0);
   });
 
-  test('level and method checks: only level=user; PUT/PATCH refused with 405', async () => {
+  test('level and method checks: level=user, or organization as Labii\'s SDK names it (one of the caller\'s organizations); PUT/PATCH refused with 405', async () => {
     const user = await newUser('keylevel');
-    expectPlainText(await user.api.get(paths.apikeyList(user.sid, 'list', undefined, 'organization')), 406, MESSAGES.wrongLevel);
+    expectPlainText(await user.api.get(paths.apikeyList(user.sid, 'list', undefined, 'project')), 406, MESSAGES.wrongLevel);
+    // At level organization the sid is an organization's: the user's own sid there is a wrong id.
+    expectPlainText(await user.api.get(paths.apikeyList(user.sid, 'list', undefined, 'organization')), 406, MESSAGES.wrongId);
     expectMethodNotAllowed(await anonymous.put(paths.apikeyList(user.sid, 'list'), {}), ['GET', 'POST']);
     expectMethodNotAllowed(await anonymous.patch(paths.apikeyDetail('a'.repeat(16)), {}), ['GET', 'DELETE']);
   });
