@@ -66,3 +66,25 @@ test('the history screen marks the first broken version of a chain changed behin
   await assertAccessible(page, 'history of a broken chain');
   await context.close();
 });
+
+test('a verification the server turns away while busy (503, Retry-After) is asked again after the wait, and its answer shown', async () => {
+  const { context, page } = await newPerson(browser, server?.baseUrl ?? BASE_URL);
+  await signInContext(context, ws.admin);
+  // The first verification meets the server's answer when its budget of large answers is
+  // taken (core/heavy-work.ts); the next goes through to the server.
+  let asked = 0;
+  await page.route(/\/tables\/row\/detail\/[^/]+\/verify\/$/, async (route) => {
+    asked += 1;
+    if (asked > 1) return route.continue();
+    await route.fulfill({
+      status: 503, headers: { 'Retry-After': '1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ detail: 'The server is answering too many large requests at once; try again in 1 second.' }),
+    });
+  });
+  await page.goto(`/o/${ws.org.sid}/rows/${rowSid}`);
+  await page.getByRole('heading', { name: 'History of Tampered' }).waitFor();
+  await page.getByRole('button', { name: 'Verify chain' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Chain broken' }).waitFor();
+  assert.equal(asked, 2, 'asked once more after the 503');
+  await context.close();
+});

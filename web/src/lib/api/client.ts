@@ -4,11 +4,32 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './schema';
 
+/** How often a read turned away while the server is busy is asked again, and the longest wait taken. */
+const BUSY_RETRIES = 3;
+const BUSY_WAIT_MAX_SECONDS = 10;
+
+/**
+ * fetch, but a read the server turns away while busy (503 with Retry-After: its budget of
+ * large answers in flight, docs/decisions.md) is asked again after the wait it names, a few
+ * times, so a screen shows its answer a moment later rather than an error. Writes are never
+ * repeated here.
+ */
+async function patientFetch(request: Request): Promise<Response> {
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(read ? request.clone() : request);
+    const wait = Number(response.headers.get('Retry-After'));
+    if (!read || response.status !== 503 || attempt >= BUSY_RETRIES || !(wait >= 0 && wait <= BUSY_WAIT_MAX_SECONDS)) return response;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1) * 1000));
+  }
+}
+
 /** The typed API client; features call it through their hooks, never fetch. */
 export const api = createClient<paths>({
   baseUrl: '',
   credentials: 'same-origin',
   headers: { 'X-Requested-With': 'records-web' },
+  fetch: patientFetch,
 });
 
 /** A refusal of the API: its status and the message a person should read. */
