@@ -1,4 +1,4 @@
-// Prints a results file as the Markdown tables of the README's Performance section:
+// Prints a results file as the Markdown tables of docs/benchmarks.md:
 //   node --import tsx bench/markdown.ts [bench/results/latest.json]
 import fs from 'node:fs';
 import path from 'node:path';

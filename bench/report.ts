@@ -394,7 +394,7 @@ export function render(results: Results): string {
   return out.join('\n');
 }
 
-/** The same results as Markdown tables, for the README (`node --import tsx bench/markdown.ts`). */
+/** The same results as Markdown tables, for docs/benchmarks.md (`node --import tsx bench/markdown.ts`). */
 export function renderMarkdown(results: Results): string {
   const out: string[] = [];
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import type { S3Settings } from './storage/s3.js';
 import type { ClamdSettings } from './storage/clamd.js';
 
-/** Files (issue 25): where their bytes are kept, their limits, the optional scan (README, "Files"). */
+/** Files (issue 25): where their bytes are kept, their limits, the optional scan (docs/files.md). */
 export interface FilesConfig {
   /** FILE_STORAGE: a folder (the embedded default) or S3-compatible object storage. */
   storage: 'folder' | 's3';
@@ -220,7 +220,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
 
 const GIB = 1024 ** 3;
 
-/** The files' settings (README, "Files"). */
+/** The files' settings (docs/files.md). */
 function filesConfig(
   env: NodeJS.ProcessEnv,
   dataDir: string,

@@ -1,5 +1,5 @@
 // The retention job: what the service keeps only for a while is deleted once that while
-// is over (the times are in the README, "Retention"). Every process runs it (a job of
+// is over (the times are in docs/configuration.md, "Retention"). Every process runs it (a job of
 // jobs/registry.ts); rows are deleted in batches claimed with FOR UPDATE SKIP LOCKED, so
 // several processes at once neither wait for each other nor do the work twice.
 import fs from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The files' storage a server uses, from its configuration (README, "Files").
+// The files' storage a server uses, from its configuration (docs/files.md).
 import type { FilesConfig } from '../config.js';
 import { Clamd } from './clamd.js';
 import { FolderStore } from './folder.js';

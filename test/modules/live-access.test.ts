@@ -13,7 +13,7 @@ import { Api, withQuery } from '../helpers/http.ts';
 import { notificationPaths, openEventStream, openStream, type Stream, type StreamEvent } from '../helpers/notifications.ts';
 import { createCell, createRow, newWorkspace, recordPaths, type Workspace } from '../helpers/records.ts';
 
-/** The documented default of LIVE_STREAMS_PER_CREDENTIAL (README, configuration). */
+/** The documented default of LIVE_STREAMS_PER_CREDENTIAL (docs/configuration.md). */
 const STREAMS_PER_CREDENTIAL = 16;
 const ROW_STREAM = '/tables/row/stream/';
 

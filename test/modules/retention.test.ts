@@ -1,7 +1,7 @@
 // Secrets are not kept (issue 12, points 4 and 9): an API key's creation is never stored
 // for an Idempotency-Key replay (a retry answers 409 naming the key, never the key), and
 // the retention job deletes sent mail, idempotency entries, expired sessions, reset and
-// proof tags and login failures once their documented time is over (README, "Retention"), and nothing younger.
+// proof tags and login failures once their documented time is over (docs/configuration.md, "Retention"), and nothing younger.
 // A server of its own runs the job every second (RETENTION_CHECK_SECONDS=1); on
 // PostgreSQL two processes of it at once, on the run's database.
 import { after, before, describe, test } from 'node:test';
