@@ -91,6 +91,13 @@ export class S3Store implements FileStore {
     // A failed upload fails the writer's stream, so the pipeline writing into it stops.
     uploaded.catch((err: Error) => body.destroy(err));
     let state: 'open' | 'committed' | 'aborted' = 'open';
+    // Whether all the bytes were written: the upload then sends them in a request that an
+    // abort does not stop, so aborting waits for it instead (else the temporary object
+    // could land after its deletion).
+    let ended = false;
+    body.once('finish', () => {
+      ended = true;
+    });
     const store = this;
     return {
       stream: body,
@@ -107,8 +114,10 @@ export class S3Store implements FileStore {
       async abort() {
         if (state !== 'open') return;
         state = 'aborted';
-        body.destroy();
-        await upload.abort().catch(() => {});
+        if (!ended) {
+          body.destroy();
+          await upload.abort().catch(() => {});
+        }
         await uploaded.catch(() => {});
         await store.deleteKey(tempKey);
       },

@@ -194,6 +194,10 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     const memberships = assertPage(await api.get(recordPaths.memberList(ws.project.sid, 'name', { page_size: 100 }))).results;
     const files = await Promise.all(['a.txt', 'b.json'].map(async (name) => ok(upload(api, org.sid, name, 'fuzzed'), 201, 'file')));
     const teams = [await ok(api.post(list('organizations', 'team'), { name: 'Fuzz team', members: [ws.member.personnel.sid] }), 201, 'team')];
+    const sections = [
+      await ok(ws.projectAdmin.api.post(list('tables', 'section', { row__sid: row0.sid }), { name: 'Fuzz section', data: 'first' }), 201, 'section'),
+      await ok(ws.projectAdmin.api.post(list('tables', 'section', { row__sid: row1.sid }), { name: 'Fuzz section 2', data: 'second' }), 201, 'section 2'),
+    ];
 
     Object.assign(own, {
       organization: [org.sid],
@@ -206,6 +210,7 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       // The same memberships at the path of Labii's v3 docs.
       projectmember: memberships.map((m: any) => m.sid).filter((sid: string) => sid !== adminRole.sid),
       team: teams.map((t: any) => t.sid),
+      section: sections.map((t: any) => t.sid),
       table: [ws.table.sid],
       widget: [ws.widgets.paid.sid],
       column: [ws.columns.text.sid, ws.columns.paid.sid],

@@ -31,6 +31,8 @@ async function smallOrg(n: number): Promise<{ admin: Member; org: { sid: string;
     const user = await newUser(`costmember${i}`, server);
     const added = await admin.api.post(paths.personnelList(org.json.sid, 'detail'), { email: user.email });
     expectStatus(added, 201);
+    // As the person would: accepting the organization lets it mail them (docs/decisions.md, "Consent before mail").
+    expectStatus(await user.api.post(`/organizations/personnel/detail/${added.json.sid}/accept/`), 200, `${user.email} accepts`);
     members.push({ user, sid: added.json.sid, name: `${added.json.first_name} ${added.json.last_name}`.trim() });
   }
   const people = await admin.api.get(paths.personnelList(org.json.sid, 'detail'));
@@ -73,7 +75,8 @@ describe('notification POST: one statement after the credential', () => {
       assert.equal(mail.body.replace(/\r\n/g, '\n').trimEnd(), [
         `${admin.name} sent you a notification in Cost lab:`, '', subject, '', 'Please review.\nThanks.', '',
         `Read it in the Records Service: GET /notifications/notification/detail/${sid}/`, '',
-        'You receive this email because the sender asked for it or your settings (should_receive_notification_email) say so.',
+        'You receive this email because you accepted this organization and your settings (should_receive_notification_email) or the sender asked for it; '
+          + 'turn should_receive_notification_email off on your member record (the Account page) and no notification is mailed to you.',
       ].join('\n'));
     }
   });
