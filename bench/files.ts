@@ -8,11 +8,11 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { createHash, randomFillSync } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
+import { freePort, statusKb } from './lib/processes.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const argv = process.argv.slice(2);
@@ -43,14 +43,6 @@ function cleanUp() {
 process.on('exit', cleanUp);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A file of random bytes (written 8 MiB at a time). */
 function makeFile(file: string, bytes: number): string {
@@ -69,8 +61,7 @@ async function sampled<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: n
   let peak = 0;
   const sample = () => {
     try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server!.pid}/status`, 'utf8'))?.[1] ?? 0);
-      peak = Math.max(peak, kb / 1024);
+      peak = Math.max(peak, (statusKb(server!.pid!, 'VmRSS') ?? 0) / 1024);
     } catch {
       // between samples
     }

@@ -122,7 +122,7 @@ export function childrenOf(pid: number): number[] {
 }
 
 /** A memory figure of /proc/PID/status: VmHWM (peak resident set) or VmRSS (resident set now). */
-function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+export function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : null;
