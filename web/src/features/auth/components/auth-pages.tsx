@@ -179,25 +179,34 @@ export function ResetPasswordPage({ tag }: { tag?: string }) {
   );
 }
 
-/** The emailed proof link's page: proves the email at once. */
-export function VerifyEmailPage({ tag }: { tag?: string }) {
-  const verify = useVerifyEmail();
-  const { mutate } = verify;
-  // A tag is single-use: post it once, even when an effect runs twice (React's StrictMode in development).
+/** Posts an emailed link's tag once: a tag is single-use, and an effect may run twice (React's StrictMode in development). */
+function usePostOnce(tag: string | undefined, post: (tag: string) => void) {
   const sent = useRef<string | null>(null);
   useEffect(() => {
     if (tag && sent.current !== tag) {
       sent.current = tag;
-      mutate(tag);
+      post(tag);
     }
-  }, [tag, mutate]);
+  }, [tag, post]);
+}
+
+/** An emailed link opened without its tag. */
+function NoTag() {
+  return (
+    <p role="alert" className="error">
+      This link has no tag: open the link from the email again.
+    </p>
+  );
+}
+
+/** The emailed proof link's page: proves the email at once. */
+export function VerifyEmailPage({ tag }: { tag?: string }) {
+  const verify = useVerifyEmail();
+  const { mutate } = verify;
+  usePostOnce(tag, mutate);
   return (
     <AuthFrame title="Prove your email">
-      {!tag && (
-        <p role="alert" className="error">
-          This link has no tag: open the link from the email again.
-        </p>
-      )}
+      {!tag && <NoTag />}
       {verify.isPending && <p role="status">Checking the link…</p>}
       {verify.isSuccess && <Notice>{verify.data.detail}</Notice>}
       <ErrorMessage error={verify.error} />
@@ -214,21 +223,10 @@ export function VerifyEmailPage({ tag }: { tag?: string }) {
 export function UnlockPage({ tag }: { tag?: string }) {
   const unlock = useUnlock();
   const { mutate } = unlock;
-  // A tag is single-use: post it once, even when an effect runs twice (React's StrictMode in development).
-  const sent = useRef<string | null>(null);
-  useEffect(() => {
-    if (tag && sent.current !== tag) {
-      sent.current = tag;
-      mutate(tag);
-    }
-  }, [tag, mutate]);
+  usePostOnce(tag, mutate);
   return (
     <AuthFrame title="Sign in despite the slow-down">
-      {!tag && (
-        <p role="alert" className="error">
-          This link has no tag: open the link from the email again.
-        </p>
-      )}
+      {!tag && <NoTag />}
       {unlock.isPending && <p role="status">Checking the link…</p>}
       {unlock.isSuccess && <Notice>This browser may sign in to your account now, whatever others try.</Notice>}
       <ErrorMessage error={unlock.error} />
