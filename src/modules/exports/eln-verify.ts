@@ -4,6 +4,7 @@
 // cells), and every file's bytes with the SHA-256 and size the metadata gives. Each problem
 // names the row and, where it lies in the chain, the version.
 import { createHash } from 'node:crypto';
+import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { versionHash } from '../versions/chain.js';
@@ -161,35 +162,40 @@ async function checkChain(
   archive: Archive, name: string, row: Node, graph: Map<string, Node>, report: ArchiveReport,
   problem: (row: Node, version: number | null, text: string) => void,
 ) {
-  let text: string;
+  // The chain is read a line at a time: a long history is never held whole.
+  let lines: AsyncIterable<string>;
   try {
-    text = (await archive.read(name)).toString('utf8');
+    lines = readline.createInterface({ input: await archive.stream(name), crlfDelay: Infinity });
   } catch (err) {
     problem(row, null, `${VERSIONS_FILE} cannot be read: ${(err as Error).message}`);
     return;
   }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
   let previousHash = '';
   let head: StoredVersion | null = null;
-  for (const [i, line] of lines.entries()) {
-    const expected = i + 1;
-    report.versions += 1;
-    let v: StoredVersion;
-    try {
-      v = JSON.parse(line) as StoredVersion;
-    } catch {
-      problem(row, expected, `version ${expected} (line ${expected} of ${VERSIONS_FILE}) is not valid JSON`);
-      previousHash = '';
-      continue;
+  let expected = 0;
+  try {
+    for await (const line of lines) {
+      expected += 1;
+      report.versions += 1;
+      let v: StoredVersion;
+      try {
+        v = JSON.parse(line) as StoredVersion;
+      } catch {
+        problem(row, expected, `version ${expected} (line ${expected} of ${VERSIONS_FILE}) is not valid JSON`);
+        previousHash = '';
+        continue;
+      }
+      if (v.version !== expected) problem(row, expected, `version ${expected} is missing (line ${expected} holds version ${v.version})`);
+      if (v.row !== row.identifier) problem(row, expected, `version ${expected} belongs to the row ${v.row}`);
+      if (v.previousHash !== previousHash) problem(row, v.version, `version ${v.version}: previousHash does not match the hash of the version before`);
+      const recomputed = versionHash({ row: v.row, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by, date_created: v.date_created });
+      if (recomputed !== v.hash) problem(row, v.version, `version ${v.version}: the hash does not match its content`);
+      previousHash = v.hash;
+      head = v;
     }
-    if (v.version !== expected) problem(row, expected, `version ${expected} is missing (line ${expected} holds version ${v.version})`);
-    if (v.row !== row.identifier) problem(row, expected, `version ${expected} belongs to the row ${v.row}`);
-    if (v.previousHash !== previousHash) problem(row, v.version, `version ${v.version}: previousHash does not match the hash of the version before`);
-    const recomputed = versionHash({ row: v.row, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by, date_created: v.date_created });
-    if (recomputed !== v.hash) problem(row, v.version, `version ${v.version}: the hash does not match its content`);
-    previousHash = v.hash;
-    head = v;
+  } catch (err) {
+    problem(row, null, `${VERSIONS_FILE} cannot be read: ${(err as Error).message}`);
+    return;
   }
   if (!head) {
     problem(row, null, 'the row has no version');
