@@ -8,7 +8,7 @@
 // `ctx.db.transaction(…)` becomes a savepoint in it). Outside an If-Match PATCH, `ctx.db`
 // is the database as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.js';
 
@@ -24,16 +24,16 @@ export function inAmbientTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Pro
   return db.transaction((tx) => ambient.run(tx as unknown as Db, () => fn(tx as unknown as Db)));
 }
 
-/** Locks a record until the transaction ends: the same lock its writers take. */
-export type RecordLock = (tx: Db, sid: string) => Promise<unknown>;
+/**
+ * Locks a record until the transaction ends: the same lock its writers take. A row of
+ * record_rows, and its cells and sections, are locked by records/lock.ts's lockRow (the
+ * caller's standing read with the lock, for the actor).
+ */
+export type RecordLock = (tx: Db, sid: string, actor: { userSid: string }) => Promise<unknown>;
 
 /** The lock of a record that is one row of `table` (keyed by `sid`); its writers UPDATE that row. */
-export const lockOwnRow = (table: PgTable): RecordLock => (tx, sid) =>
+export const lockOwnRow = (table: PgTable) => (tx: Db, sid: string): Promise<unknown> =>
   tx.execute(sql`SELECT 1 FROM ${table} WHERE sid = ${sid} FOR UPDATE`);
-
-/** The lock of a record that belongs to a row of record_rows (`rowOf` selects its row's sid). */
-export const lockRecordRow = (rowOf: (sid: string) => SQL): RecordLock => (tx, sid) =>
-  tx.execute(sql`SELECT 1 FROM record_rows WHERE sid = (${rowOf(sid)}) FOR UPDATE`);
 
 /**
  * One queue per key within the process: an If-Match PATCH waits here, not on a database

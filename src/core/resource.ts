@@ -405,7 +405,7 @@ export function defineDetail<GQ extends TProperties = {}, PB extends TSchema = T
         // The check and the write in one transaction, under the record's lock (ctx.db is
         // that transaction meanwhile); one such request per record at a time per process.
         return checks.run(sid, () => inAmbientTransaction(ctx.database.db, async (tx) => {
-          await lock(tx, sid);
+          await lock(tx, sid, actor);
           if (!ifMatchAccepts(ifMatch, etagOf(await current(actor, sid, request)))) throw preconditionFailed(def.path, sid);
           return withEtag(reply, await run());
         }));

@@ -65,4 +65,15 @@ describe('the code\'s layout', () => {
     const long = files.map((file) => `${file}: ${lines(file)} lines`).filter((entry) => Number(/: (\d+) lines$/.exec(entry)![1]) > MODULE_MAX_LINES);
     assert.deepEqual(long, []);
   });
+
+  test('a row is locked with the caller\'s standing in one place: records/lock.ts (lockRow)', () => {
+    const texts = sources('src').map((file) => [file, fs.readFileSync(path.join(root, file), 'utf8')] as const);
+    // The join of a row to the caller's personnel record and project role, for one row.
+    const standing = texts.filter(([, text]) => /rowRole\.sql\(/.test(text) && /LEFT JOIN personnel/.test(text)).map(([file]) => file);
+    assert.deepEqual(standing, ['src/modules/records/lock.ts']);
+    // Every lock of record_rows: lockRow, and an import's batch, which locks its lines' rows by key in one
+    // statement (imports/repository.ts existingRows: no statement per line), its standing checked on the project.
+    const locks = texts.filter(([, text]) => /FOR UPDATE OF r\b|FROM record_rows\b[^`;]*FOR UPDATE/.test(text)).map(([file]) => file);
+    assert.deepEqual(locks, ['src/modules/imports/repository.ts', 'src/modules/records/lock.ts']);
+  });
 });

@@ -8,10 +8,11 @@ import { withTotal } from '../../core/pagination.js';
 import { CellCreate, CellCreateQuery, CellListQuery, CellPatch, CellShapes } from './schemas.js';
 import { countCells, pageCells } from './repository.js';
 import { serializeCell } from './serializers.js';
-import { cellOfReader, changeCell, createCell, readableCell } from './service.js';
-import { loadRowAccess } from '../rows/access.js';
-import { sql } from 'drizzle-orm';
-import { lockRecordRow } from '../../core/record-lock.js';
+import { cellOfReader, readableCell } from './service.js';
+import { cellCreate } from '../records/commands/cell-create.js';
+import { cellUpdate } from '../records/commands/cell-update.js';
+import { cellWords } from './messages.js';
+import { lockRow, readRow } from '../records/lock.js';
 import { rowRecordBytes } from '../../core/pagination.js';
 
 export function registerCells(app: FastifyInstance, ctx: AppContext): void {
@@ -30,7 +31,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       recordBytes: (serializer) => (serializer === 'detail' ? rowRecordBytes(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.row__sid) return false;
-        const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);
+        const access = await readRow(ctx.db, scope.actor, { row: query.row__sid });
         if (!access || access.row.organization_sid !== scope.membership.organizationSid) return false;
         return permissions.cell.write(scope.membership, access.projectRole) && !access.row.is_archived;
       },
@@ -58,7 +59,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
       // The ETag of the detail GET: send it back as If-Match on the cell's PATCH.
       etag: true,
       create: async (scope, body, query, serializer) => {
-        const cell = await createCell(ctx, scope.membership, scope.actor, query.row__sid, body);
+        const cell = await cellWords(true, () => cellCreate(ctx, scope.membership, scope.actor, query.row__sid, body));
         ctx.metrics.cellWritten(cell.price);
         return serializeCell(cell, serializer, scope.membership);
       },
@@ -67,7 +68,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/cell',
-    lock: lockRecordRow((sid) => sql`SELECT row_sid FROM cells WHERE sid = ${sid}`),
+    lock: (tx, sid, actor) => lockRow(tx, actor, { cell: sid }),
     tag: 'cells',
     shape: CellShapes.detail,
     get: {
@@ -89,7 +90,7 @@ export function registerCells(app: FastifyInstance, ctx: AppContext): void {
         + 'too few credits, or a locked or archived row.',
       body: CellPatch,
       handler: async (actor, sid, body) => {
-        const { cell, membership } = await changeCell(ctx, actor, sid, body);
+        const { cell, membership } = await cellWords(false, () => cellUpdate(ctx, actor, sid, body));
         ctx.metrics.cellWritten(cell.price);
         return serializeCell(cell, 'detail', membership);
       },

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { ApiError } from '../../core/errors.js';
 import { putCell, findColumnOfTable } from '../cells/write.js';
-import { applyRowChanges } from '../rows/service.js';
+import { applyRowChanges } from '../records/row-fields.js';
 import { sendNotifications } from '../notifications/send.js';
 import { isStepKind, recipientSids, settingsProblems, type StepKind } from '../steps/settings.js';
 

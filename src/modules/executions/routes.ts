@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { loadOrganizationRecord } from '../../core/access.js';
-import { loadRowAccess } from '../rows/access.js';
+import { readRow } from '../records/lock.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
@@ -54,7 +54,7 @@ export function registerExecutions(app: FastifyInstance, ctx: AppContext): void 
         // Found without a viewer (no personnel ''), then the caller's project role on its row decides.
         const { row, membership } = await loadOrganizationRecord(ctx.db, actor, sid, (s) => findExecution(ctx.db, s, ''));
         // The role on the row: the strongest in any of its projects (rules.ts, rowRole).
-        if (!permissions.execution.read(membership, (await loadRowAccess(ctx.db, actor, row.row.sid))?.projectRole ?? null)) {
+        if (!permissions.execution.read(membership, (await readRow(ctx.db, actor, { row: row.row.sid }))?.projectRole ?? null)) {
           throw errors.notFound();
         }
         return serializeExecution(ctx.db, row, 'detail', membership);

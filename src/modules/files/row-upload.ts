@@ -13,7 +13,8 @@ import type { Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 import { isSid } from '../../core/ids.js';
 import { permissions } from '../../core/permissions.js';
-import { loadRowAccess, type RowAccess } from '../rows/access.js';
+import type { RowAccess } from '../rows/access.js';
+import { lockRow, readRow } from '../records/lock.js';
 import { readableRow } from '../rows/service.js';
 import { cellData, checkRowState, findColumnOfTable, setLockedCell, type CellColumn } from '../cells/write.js';
 import { FILE_KIND, filesOfCellData } from './cells.js';
@@ -27,7 +28,7 @@ export interface FilesScope extends Scope {
 
 /** level=row: a row the caller may read (406 for no such row; 404 for one they cannot read, 403 for a former member). */
 export const rowLevel: LevelResolver<FilesScope> = async (ctx, actor, sid) => {
-  if (!isSid(sid) || !(await loadRowAccess(ctx.db, actor, sid))) throw errors.wrongId();
+  if (!isSid(sid) || !(await readRow(ctx.db, actor, { row: sid }))) throw errors.wrongId();
   const access = await readableRow(ctx, actor, sid);
   return { level: 'row', sid, actor, membership: access.membership, access };
 };
@@ -64,7 +65,7 @@ export async function prepareRowUpload(ctx: AppContext, access: RowAccess, colum
 export function attachTo(ctx: AppContext, actor: Actor, target: RowTarget): Attach {
   return {
     lock: async (tx: Db) => {
-      const access = await loadRowAccess(tx, actor, target.rowSid, { lock: true });
+      const access = await lockRow(tx, actor, { row: target.rowSid });
       if (!access?.membership) throw errors.notFound();
       checkWrite(access, target.column);
       return {

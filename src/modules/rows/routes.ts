@@ -17,10 +17,10 @@ import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuer
 import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
 import { cellsOfRowSids } from '../cells/repository.js';
 import { serializeCell } from '../cells/serializers.js';
-import { changeRow, createRow, readableRow } from './service.js';
+import { createRow, readableRow } from './service.js';
+import { rowUpdate } from '../records/commands/row-update.js';
 import { verifyChain } from '../versions/verify.js';
-import { lockOwnRow } from '../../core/record-lock.js';
-import { rows } from '../../db/schema.js';
+import { lockRow } from '../records/lock.js';
 import { rowRecordBytes } from '../../core/pagination.js';
 import { registerRowStream } from './stream.js';
 import { sectionsOfRows } from '../sections/repository.js';
@@ -158,7 +158,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/row',
-    lock: lockOwnRow(rows),
+    lock: (tx, sid, actor) => lockRow(tx, actor, { row: sid }),
     tag: 'rows',
     shape: RowShapes.detail,
     get: {
@@ -173,7 +173,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       description: 'Each change appends a version. An archived row only takes being unarchived; a locked row keeps its name and description until unlocked.',
       body: RowPatch,
       handler: async (actor, sid, body) => {
-        const { row, membership } = await changeRow(ctx, actor, sid, body);
+        const { row, membership } = await rowUpdate(ctx, actor, sid, body);
         return rowDetail(ctx, row, membership);
       },
     },

@@ -1,13 +1,11 @@
 // Sections (Labii's Section, /tables/section/): a row's notebook pages.
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import { defineDetail, defineList } from '../../core/resource.js';
 import { organizationLevel } from '../../core/levels.js';
 import { permissions } from '../../core/permissions.js';
 import { withTotal, rowRecordBytes } from '../../core/pagination.js';
-import { lockRecordRow } from '../../core/record-lock.js';
-import { loadRowAccess } from '../rows/access.js';
+import { lockRow, readRow } from '../records/lock.js';
 import { SectionCreate, SectionCreateQuery, SectionListQuery, SectionPatch, SectionShapes } from './schemas.js';
 import { countSections, pageSections } from './repository.js';
 import { serializeSection } from './serializers.js';
@@ -27,7 +25,7 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
       recordBytes: (serializer) => (serializer === 'detail' ? rowRecordBytes(ctx.config) : undefined),
       addPermission: async (scope, query) => {
         if (!query.row__sid) return false;
-        const access = await loadRowAccess(ctx.db, scope.actor, query.row__sid);
+        const access = await readRow(ctx.db, scope.actor, { row: query.row__sid });
         if (!access || access.row.organization_sid !== scope.membership.organizationSid) return false;
         return permissions.section.write(scope.membership, access.projectRole) && !access.row.is_archived;
       },
@@ -54,7 +52,7 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/section',
-    lock: lockRecordRow((sid) => sql`SELECT row_sid FROM sections WHERE sid = ${sid}`),
+    lock: (tx, sid, actor) => lockRow(tx, actor, { section: sid }),
     tag: 'sections',
     shape: SectionShapes.detail,
     get: {

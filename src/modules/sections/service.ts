@@ -9,9 +9,10 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { sections, widgets } from '../../db/schema.js';
-import { appendVersion } from '../versions/append.js';
-import { emitRowChange } from '../rows/live.js';
-import { loadRowAccess, type RowAccess } from '../rows/access.js';
+import { appendVersionAndEvent } from '../records/version.js';
+import { writeRow, type Written } from '../records/write.js';
+import { creatorNotice } from '../records/consequences/creator-notice.js';
+import { lockRow, type RowStanding } from '../records/lock.js';
 import { readableRow } from '../rows/service.js';
 import { findSection } from './repository.js';
 import { checkRowSize } from '../rows/size.js';
@@ -31,8 +32,8 @@ function dataText(data: unknown, max: number): string {
 }
 
 /** The row's lock, the caller's write permission and the row's state; the row's access. */
-async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean): Promise<RowAccess> {
-  const access = await loadRowAccess(tx, actor, rowSid, { lock: true });
+async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean): Promise<RowStanding> {
+  const access = await lockRow(tx, actor, { row: rowSid });
   if (!access || access.row.organization_sid !== membership.organizationSid) {
     throw errors.field('row__sid', 'No row with this sid in this organization.');
   }
@@ -42,11 +43,22 @@ async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, r
   return access;
 }
 
-/** Appends the row's version for a section's change and records it on the section; emits the row's change. */
-async function versionFor(tx: Db, actor: Actor, rowSid: string, sectionSid: string, message: string): Promise<void> {
-  const version = await appendVersion(tx, rowSid, actor.userSid, message);
-  await tx.update(sections).set({ version }).where(eq(sections.sid, sectionSid));
-  await emitRowChange(tx, { rowSid, userSid: actor.userSid, version, changes: ['sections'] });
+/**
+ * A section's change through the row's door (records/write.ts): `change` writes the section
+ * and says what it did (null: nothing changed), then the row's version is appended with its
+ * live event and recorded on the section, then the consequences (the creator's notice).
+ */
+async function sectionWrite(tx: Db, actor: Actor, locked: RowStanding, change: () => Promise<{ section: string; activity: string } | null>) {
+  await writeRow<Written & { createdBy: string }>({
+    apply: async () => {
+      const done = await change();
+      if (!done) return null;
+      const version = await appendVersionAndEvent(tx, locked.row.sid, actor.userSid, done.activity, ['sections']);
+      await tx.update(sections).set({ version }).where(eq(sections.sid, done.section));
+      return { tx, row: locked.row, userSid: actor.userSid, version, activity: done.activity, createdBy: locked.createdBy };
+    },
+    consequences: [creatorNotice],
+  });
 }
 
 export interface SectionCreateBody {
@@ -78,18 +90,20 @@ export async function createSection(ctx: AppContext, membership: Membership, act
   const data = dataText(body.data, ctx.config.rowMaxBytes);
   return ctx.db.transaction(async (tx) => {
     const access = await lockRowForSection(tx, actor, membership, row, addable);
-    const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${row}`);
-    const order = body.order === undefined || body.order > last ? last + 1 : body.order;
-    if (order <= last) {
-      await tx.update(sections).set({ order: sql`${sections.order} + 1` }).where(and(eq(sections.rowSid, row), gte(sections.order, order)));
-    }
     const sid = newSid();
-    await checkRowSize(tx, row, { section: sid, name: body.name, description: body.description ?? '', data }, ctx.config.rowMaxBytes, 'data');
-    await tx.insert(sections).values({
-      sid, organizationSid: membership.organizationSid, rowSid: row, tableSid: access.row.table_sid, widgetSid: widgetSid ?? null,
-      name: body.name, description: body.description ?? '', order, data, createdBy: actor.userSid, updatedBy: actor.userSid,
+    await sectionWrite(tx, actor, access, async () => {
+      const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${row}`);
+      const order = body.order === undefined || body.order > last ? last + 1 : body.order;
+      if (order <= last) {
+        await tx.update(sections).set({ order: sql`${sections.order} + 1` }).where(and(eq(sections.rowSid, row), gte(sections.order, order)));
+      }
+      await checkRowSize(tx, row, { section: sid, name: body.name, description: body.description ?? '', data }, ctx.config.rowMaxBytes, 'data');
+      await tx.insert(sections).values({
+        sid, organizationSid: membership.organizationSid, rowSid: row, tableSid: access.row.table_sid, widgetSid: widgetSid ?? null,
+        name: body.name, description: body.description ?? '', order, data, createdBy: actor.userSid, updatedBy: actor.userSid,
+      });
+      return { section: sid, activity: `Added the section ${body.name}` };
     });
-    await versionFor(tx, actor, row, sid, `Added the section ${body.name}`);
     return (await findSection(tx, sid, membership.personnelSid))!;
   });
 }
@@ -119,40 +133,41 @@ export async function changeSection(ctx: AppContext, actor: Actor, sid: string, 
   const { section: current, membership } = await readableSection(ctx, actor, sid);
   const data = changes.data !== undefined ? dataText(changes.data, ctx.config.rowMaxBytes) : undefined;
   const section = await ctx.db.transaction(async (tx) => {
-    await lockRowForSection(tx, actor, membership, current.row.sid, current.addable_at_readonly);
-    const [now] = await tx.select({
-      name: sections.name, description: sections.description, order: sections.order, data: sections.data, isArchived: sections.isArchived,
-    }).from(sections).where(eq(sections.sid, sid)).for('update');
-    const set: Partial<typeof sections.$inferInsert> = {};
-    const said: string[] = [];
-    if (changes.name !== undefined && changes.name !== now.name) { set.name = changes.name; said.push('renamed'); }
-    if (changes.description !== undefined && changes.description !== now.description) { set.description = changes.description; said.push('description'); }
-    if (data !== undefined && data !== now.data) { set.data = data; said.push('content'); }
-    if (changes.is_archived !== undefined && changes.is_archived !== now.isArchived) {
-      set.isArchived = changes.is_archived;
-      said.push(changes.is_archived ? 'archived' : 'unarchived');
-    }
-    if (changes.order !== undefined && changes.order !== now.order) {
-      const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${current.row.sid}`);
-      const to = Math.min(changes.order, last);
-      if (to !== now.order) {
-        // The sections between the old and the new place move by one towards the old.
-        await tx.execute(to < now.order
-          ? sql`UPDATE sections SET "order" = "order" + 1 WHERE row_sid = ${current.row.sid} AND "order" >= ${to} AND "order" < ${now.order}`
-          : sql`UPDATE sections SET "order" = "order" - 1 WHERE row_sid = ${current.row.sid} AND "order" > ${now.order} AND "order" <= ${to}`);
-        set.order = to;
-        said.push('moved');
+    const locked = await lockRowForSection(tx, actor, membership, current.row.sid, current.addable_at_readonly);
+    await sectionWrite(tx, actor, locked, async () => {
+      const [now] = await tx.select({
+        name: sections.name, description: sections.description, order: sections.order, data: sections.data, isArchived: sections.isArchived,
+      }).from(sections).where(eq(sections.sid, sid)).for('update');
+      const set: Partial<typeof sections.$inferInsert> = {};
+      const said: string[] = [];
+      if (changes.name !== undefined && changes.name !== now.name) { set.name = changes.name; said.push('renamed'); }
+      if (changes.description !== undefined && changes.description !== now.description) { set.description = changes.description; said.push('description'); }
+      if (data !== undefined && data !== now.data) { set.data = data; said.push('content'); }
+      if (changes.is_archived !== undefined && changes.is_archived !== now.isArchived) {
+        set.isArchived = changes.is_archived;
+        said.push(changes.is_archived ? 'archived' : 'unarchived');
       }
-    }
-    if (said.length) {
+      if (changes.order !== undefined && changes.order !== now.order) {
+        const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${current.row.sid}`);
+        const to = Math.min(changes.order, last);
+        if (to !== now.order) {
+          // The sections between the old and the new place move by one towards the old.
+          await tx.execute(to < now.order
+            ? sql`UPDATE sections SET "order" = "order" + 1 WHERE row_sid = ${current.row.sid} AND "order" >= ${to} AND "order" < ${now.order}`
+            : sql`UPDATE sections SET "order" = "order" - 1 WHERE row_sid = ${current.row.sid} AND "order" > ${now.order} AND "order" <= ${to}`);
+          set.order = to;
+          said.push('moved');
+        }
+      }
+      if (!said.length) return null;
       if (set.name !== undefined || set.description !== undefined || set.data !== undefined) {
         await checkRowSize(tx, current.row.sid, {
           section: sid, name: set.name ?? now.name, description: set.description ?? now.description, data: set.data ?? now.data,
         }, ctx.config.rowMaxBytes, set.data !== undefined ? 'data' : 'name');
       }
       await tx.update(sections).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` }).where(eq(sections.sid, sid));
-      await versionFor(tx, actor, current.row.sid, sid, `Changed the section ${set.name ?? now.name} (${said.join(', ')})`);
-    }
+      return { section: sid, activity: `Changed the section ${set.name ?? now.name} (${said.join(', ')})` };
+    });
     return (await findSection(tx, sid, membership.personnelSid))!;
   });
   return { section, membership };

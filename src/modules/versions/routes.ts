@@ -1,7 +1,7 @@
 // Versions (spec: Version, Versioning): read, and the commit message changed; never created,
 // replaced or deleted through the API (405).
 import type { FastifyInstance } from 'fastify';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
 import { defineDetail, defineList, etagOf } from '../../core/resource.js';
@@ -16,7 +16,8 @@ import { countVersions, findVersion, pageVersions } from './repository.js';
 import { withTotal } from '../../core/pagination.js';
 import { queryBool } from '../../core/schemas.js';
 import { serializeVersion, serializeVersionDetail } from './serializers.js';
-import { lockOwnRow } from '../../core/record-lock.js';
+import { lockRow } from '../records/lock.js';
+import { versionCommit } from '../records/commands/version-commit.js';
 import { rowRecordBytes } from '../../core/pagination.js';
 
 async function readableVersion(ctx: AppContext, actor: Actor, sid: string) {
@@ -60,7 +61,7 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
 
   defineDetail(app, ctx, {
     path: '/tables/version',
-    lock: lockOwnRow(versions),
+    lock: (tx, sid, actor) => lockRow(tx, actor, { version: sid }),
     tag: 'versions',
     shape: VersionDetail,
     // The PATCH answer adds `commit` to the detail shape: its ETag is the detail shape's, so
@@ -82,10 +83,8 @@ export function registerVersions(app: FastifyInstance, ctx: AppContext): void {
       body: VersionPatch,
       response: VersionPatched,
       handler: async (actor, sid, body) => {
-        const { version, membership } = await readableVersion(ctx, actor, sid);
-        if (!permissions.version.change(membership, version.permission)) throw errors.forbidden();
-        await ctx.db.update(versions).set({ commit: body.commit, dateUpdated: sql`now()` }).where(eq(versions.sid, sid));
-        return { ...serializeVersionDetail((await findVersion(ctx.db, sid, membership.personnelSid))!, membership), commit: body.commit };
+        const { version, membership } = await versionCommit(ctx, actor, sid, body);
+        return { ...serializeVersionDetail(version, membership), commit: body.commit };
       },
     },
   });

@@ -1,0 +1,183 @@
+// A row's cells written through the row's one door (write.ts writeRow), in the caller's
+// transaction on a row it has locked (lock.ts lockRow): the checks, the cell and the row's
+// version with its live event in one statement, then the consequences in order — the
+// creator's notice, the mentions' notices, the debit last. Refusals are RowRefusal codes
+// (refusals.ts) or field errors; the routes word them.
+import { and, eq, sql } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { errors } from '../../core/errors.js';
+import { newSid } from '../../core/ids.js';
+import { isoTimestamp } from '../../core/sql.js';
+import { cells } from '../../db/schema.js';
+import { checkRowSize, refuseOversize, rowSize } from './size.js';
+import { cellEvent } from './events.js';
+import { checkCellData, kindOfColumn } from '../widgets/kinds.js';
+import { FILE_KIND, resolveFileCell } from '../files/cells.js';
+import { writeRow, type Written } from './write.js';
+import { creatorNotice } from './consequences/creator-notice.js';
+import { mentionNotices } from './consequences/mentions.js';
+import { debit } from './consequences/debit.js';
+import type { RowRef } from './lock.js';
+
+/** A column as a cell write needs it: its widget, the widget's price and whether it may be added to a locked row. */
+export interface CellColumn {
+  sid: string;
+  name: string;
+  widgetSid: string;
+  price: string;
+  addable: boolean;
+  /** The widget's name, when known. */
+  widgetName?: string;
+  /** The widget's kind (`file` columns hold files, files/cells.ts; value kinds are checked, widgets/kinds.ts) and the column's settings, when known (else looked up). */
+  kind?: string;
+  settings?: Record<string, unknown>;
+}
+
+/** One cell write: where, what, by whom. */
+export interface CellSet {
+  organizationSid: string;
+  rowSid: string;
+  column: CellColumn;
+  data: string;
+  /** The user the cell, the ledger entry and the version are recorded for. */
+  userSid: string;
+  /** SALES_CONTACT from the environment: a no_credits refusal names an administrator's replacement when one is stored. */
+  salesContact: string;
+  /** ROW_MAX_BYTES: the write is refused (400 on data) when the row would hold more. */
+  rowMaxBytes: number;
+  /** Said after the version's activity message and the debit's reason, e.g. 'workflow "Review", step 2'. */
+  via?: string;
+}
+
+/** What a cell write did, for its consequences. */
+export interface CellWritten extends Written, Pick<CellSet, 'organizationSid' | 'column' | 'data' | 'salesContact' | 'via'> {
+  cell: string;
+  created: boolean;
+  /** The cell's data before ('' for a new cell). */
+  before: string;
+  date_updated: string;
+  createdBy?: string;
+}
+
+/** A cell write's consequences, in their order. */
+const CONSEQUENCES = [creatorNotice, mentionNotices, debit] as const;
+
+const suffix = (w: CellSet) => (w.via ? ` (${w.via})` : '');
+
+/** The write with the data it stores: a file column's data becomes its files' descriptors (files/cells.ts), any other as sent. */
+export async function stored<W extends CellSet>(tx: Db, w: W): Promise<W> {
+  if (w.column.kind !== FILE_KIND) return w;
+  return { ...w, data: await resolveFileCell(tx, w.organizationSid, w.rowSid, w.data) };
+}
+
+/** Refuses (400 on `data`) data that is not a value of the column's widget kind (widgets/kinds.ts). */
+export async function checkKind(tx: Db, w: CellSet): Promise<void> {
+  const column = w.column.kind !== undefined ? { kind: w.column.kind, settings: w.column.settings ?? {} } : await kindOfColumn(tx, w.column.sid);
+  await checkCellData(tx, w.organizationSid, column, w.data);
+}
+
+/**
+ * Inserts the cell of a locked row, with the version and the cell's live event, then the
+ * consequences. `sized`: the caller has checked the row's size already. What it wrote.
+ */
+export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { sized?: boolean; createdBy?: string } = {}): Promise<CellWritten> {
+  const sid = newSid();
+  const done = await writeRow<CellWritten>({
+    checks: [
+      () => checkKind(tx, w),
+      async () => { if (!options.sized) await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data'); },
+    ],
+    apply: async () => {
+      await tx.insert(cells).values({
+        sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
+        createdBy: w.userSid, updatedBy: w.userSid,
+      });
+      // The row's version and the cell's live event in one round trip (the cell's date_updated is the transaction's now()).
+      const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
+      const [appended] = await query<{ version: number; date_updated: string }>(tx, sql`
+        SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${cellEvent({
+          organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`v.version`,
+          userSid: w.userSid, dateUpdated: isoTimestamp(sql`now()`), cell: sid, column: w.column.sid, created: true, data: w.data,
+        })} AS notified
+          FROM records_append_version(${newSid()}, ${w.rowSid}, ${w.userSid}, ${activity}) v`);
+      return { ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated, createdBy: options.createdBy };
+    },
+    consequences: CONSEQUENCES,
+  });
+  return done!;
+}
+
+/** What changing a cell did: the version it appended (null: the same data, nothing changed), the data before and after, date_updated. */
+export interface CellChange {
+  version: number | null;
+  before: string;
+  data: string;
+  dateUpdated: string;
+}
+
+/**
+ * Changes the cell of a locked row (records_set_cell: the cell, then the row's version,
+ * in one round trip), then the consequences. The same data again changes nothing and
+ * costs nothing. `rowCreatedBy`, when known, spares the creator's notice its lookup.
+ */
+export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+  let unchanged: CellChange | undefined;
+  const done = await writeRow<CellWritten>({
+    checks: [() => checkKind(tx, sent)],
+    apply: async () => {
+      const w = await stored(tx, sent);
+      const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
+      // One round trip: the row's size with the new data; only when it is within ROW_MAX_BYTES,
+      // records_set_cell (the cell, then the row's version) and, when it changed, the live event.
+      const [set] = await query<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null }>(tx, sql`
+        WITH size AS (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })})
+        SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
+          FROM size LEFT JOIN LATERAL (
+            SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
+              organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`s.new_version`,
+              userSid: w.userSid, dateUpdated: sql`s.updated_at`, cell: cellSid, column: w.column.sid, created: false, data: w.data,
+            })} END AS notified
+              FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity}) s
+             WHERE size.bytes <= ${w.rowMaxBytes}) s ON true`);
+      refuseOversize(set.bytes, w.rowMaxBytes, 'data');
+      if (set.new_version === null) {
+        unchanged = { version: null, before: set.previous_data!, data: w.data, dateUpdated: set.updated_at! };
+        return null;
+      }
+      return {
+        ...w, tx, row, cell: cellSid, created: false, before: set.previous_data!, version: set.new_version, activity,
+        date_updated: set.updated_at!, createdBy: rowCreatedBy,
+      };
+    },
+    consequences: CONSEQUENCES,
+  });
+  if (!done) return unchanged!;
+  return { version: done.version, before: done.before, data: done.data, dateUpdated: done.date_updated };
+}
+
+/** The row's cell in the column, if it has one. */
+export async function existingCell(tx: Db, w: CellSet): Promise<string | undefined> {
+  const [found] = await tx.select({ sid: cells.sid }).from(cells).where(and(eq(cells.rowSid, w.rowSid), eq(cells.columnSid, w.column.sid)));
+  return found?.sid;
+}
+
+/** The row's cell in the column, if it has one, and the row's size with `w.data` in that column: one round trip. */
+async function existingAndSize(tx: Db, w: CellSet): Promise<{ existing: string | null; bytes: number }> {
+  const [found] = await query<{ existing: string | null; bytes: number }>(tx, sql`
+    SELECT (SELECT sid FROM cells WHERE row_sid = ${w.rowSid} AND column_sid = ${w.column.sid}) AS existing, size.bytes
+      FROM (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })}) size`);
+  return found;
+}
+
+/**
+ * Creates the row's cell in the column on a row the caller has locked and checked: 400 on
+ * `column` when the row already has that cell, 400 on `data` past ROW_MAX_BYTES, then the
+ * write (insertLocked). What it wrote.
+ */
+export async function createLocked(tx: Db, sent: CellSet, row: RowRef, createdBy?: string): Promise<CellWritten> {
+  const w = await stored(tx, sent);
+  const { existing, bytes } = await existingAndSize(tx, w);
+  if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
+  refuseOversize(bytes, w.rowMaxBytes, 'data');
+  return insertLocked(tx, w, row, { sized: true, createdBy });
+}

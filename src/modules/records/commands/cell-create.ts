@@ -1,0 +1,43 @@
+// Command: create the cell of a row in a column (POST /tables/cell/list/…?row__sid=; spec: Cell endpoints).
+import type { AppContext } from '../../../context.js';
+import type { Actor } from '../../../core/auth.js';
+import type { Membership } from '../../../core/access.js';
+import { permissions } from '../../../core/permissions.js';
+import { errors } from '../../../core/errors.js';
+import type { CellRecord } from '../../cells/repository.js';
+import { lockRow } from '../lock.js';
+import { checkRowState, RowRefusal } from '../refusals.js';
+import { findColumnOfTable } from '../columns.js';
+import { createLocked } from '../cells.js';
+
+/**
+ * Creates the cell of a row in a column (Project Admin, Edit) through the row's door: the
+ * row locked with the caller's standing, every check made on it, the cell and the version,
+ * then the consequences (the debit last), in one transaction whose answer is read in it
+ * (it shows this write, not a later one). The row's refusals are RowRefusal codes the route words.
+ */
+export async function cellCreate(
+  ctx: AppContext, membership: Membership, actor: Actor, rowSid: string | undefined, body: { column: string; data: string },
+): Promise<CellRecord> {
+  const orgSid = membership.organizationSid;
+  if (!rowSid) throw new RowRefusal('row_missing', '');
+  return ctx.db.transaction(async (tx) => {
+    const access = await lockRow(tx, actor, { row: rowSid });
+    if (!access || access.row.organization_sid !== orgSid) throw new RowRefusal('row_elsewhere', rowSid, orgSid);
+    const { row, projectRole } = access;
+    if (!permissions.cell.write(membership, projectRole)) throw errors.writeRefused(membership, projectRole, row.project_sid);
+    const column = await findColumnOfTable(tx, row.table_sid, body.column);
+    if (!column) throw errors.field('column', "No column with this sid in the row's table.");
+    checkRowState(row, column.addable);
+    const created = await createLocked(tx, {
+      organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact,
+      rowMaxBytes: ctx.config.rowMaxBytes,
+    }, row, access.createdBy);
+    return {
+      sid: created.cell, data: created.data, organization_sid: orgSid, row: { sid: row.sid, name: row.name },
+      column: { sid: column.sid, name: column.name }, widget: { sid: column.widgetSid, name: column.widgetName! },
+      price: column.price, addable_at_readonly: column.addable, is_locked: row.is_locked, is_archived: row.is_archived,
+      date_created: created.date_updated, date_updated: created.date_updated, permission: projectRole,
+    };
+  });
+}

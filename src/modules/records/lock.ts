@@ -1,0 +1,120 @@
+// The row and the caller's standing towards it, in one statement: the only place where a
+// row is joined to the caller's personnel record and project role (rules.ts rowRole: the
+// strongest role through any of the row's projects). Every writer of a row takes its lock
+// here (lockRow); a reader asks the same statement without the lock (readRow).
+import { sql, type SQL } from 'drizzle-orm';
+import { query, type Db } from '../../db/client.js';
+import { roleOf, type Membership, type ProjectRole } from '../../core/access.js';
+import type { Actor } from '../../core/auth.js';
+import { isSid } from '../../core/ids.js';
+import { isoTimestamp } from '../../core/sql.js';
+import { currentPersonnel, rowRole } from '../../core/rules.js';
+
+/** A row as its writers need it. */
+export interface RowRef {
+  sid: string;
+  name: string;
+  organization_sid: string;
+  table_sid: string;
+  project_sid: string;
+  is_locked: boolean;
+  is_archived: boolean;
+}
+
+/** Which row: by its sid, or the row of a cell, a section or a version. */
+export type RowTarget = { row: string } | { cell: string } | { section: string } | { version: string };
+
+/** A cell named by the target, with its column and widget (a {cell} target only). */
+export interface TargetCell {
+  sid: string;
+  data: string;
+  date_created: string;
+  date_updated: string;
+  column: { sid: string; name: string; widgetSid: string; price: string; addable: boolean; kind: string; settings: Record<string, unknown> };
+  widget_name: string;
+}
+
+/** The row and the caller's standing: membership null when they are not personnel of its organization. */
+export interface RowStanding {
+  row: RowRef;
+  /** The user who created the row (their change notices are spared their own writes). */
+  createdBy: string;
+  membership: Membership | null;
+  /** The caller's strongest project role on the row; null for a non-member or an Alumni. */
+  projectRole: ProjectRole | null;
+  /** With a {cell} target: the cell, its column and widget. */
+  cell?: TargetCell;
+}
+
+interface Found extends RowRef {
+  created_by: string; organization_name: string; personnel_sid: string | null; is_administrator: boolean | null;
+  personnel_archived: boolean | null; is_current: boolean | null; permission: ProjectRole | null;
+  cell_sid?: string; cell_data?: string; cell_created?: string; cell_updated?: string; column_sid?: string; column_name?: string;
+  widget_sid?: string; widget_name?: string; price?: string; addable_at_readonly?: boolean; widget_kind?: string;
+  column_settings?: Record<string, unknown>;
+}
+
+function sidOf(target: RowTarget): string {
+  if ('row' in target) return target.row;
+  if ('cell' in target) return target.cell;
+  return 'section' in target ? target.section : target.version;
+}
+
+function where(target: RowTarget): SQL {
+  if ('row' in target) return sql`r.sid = ${target.row}`;
+  if ('cell' in target) return sql`c.sid = ${target.cell}`;
+  if ('section' in target) return sql`r.sid = (SELECT row_sid FROM sections WHERE sid = ${target.section})`;
+  return sql`r.sid = (SELECT row_sid FROM versions WHERE sid = ${target.version})`;
+}
+
+async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, lock: boolean): Promise<RowStanding | undefined> {
+  if (!isSid(sidOf(target))) return undefined;
+  const byCell = 'cell' in target;
+  const [r] = await query<Found>(db, sql`
+    SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.created_by,
+           o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
+           ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
+           ${byCell ? sql`, c.sid AS cell_sid, c.data AS cell_data, ${isoTimestamp(sql`c.date_created`)} AS cell_created,
+           ${isoTimestamp(sql`c.date_updated`)} AS cell_updated, col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid,
+           w.name AS widget_name, w.price, w.addable_at_readonly, w.kind AS widget_kind, col.settings AS column_settings` : sql``}
+      FROM record_rows r
+      JOIN organizations o ON o.sid = r.organization_sid
+      ${byCell ? sql`JOIN cells c ON c.row_sid = r.sid JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid` : sql``}
+      LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${actor.userSid}
+     WHERE ${where(target)}
+     ${lock ? sql`FOR UPDATE OF r` : sql``}`);
+  if (!r) return undefined;
+  const role = roleOf({ personnel_sid: r.personnel_sid, is_administrator: r.is_administrator, is_archived: r.personnel_archived, is_current: r.is_current });
+  return {
+    row: {
+      sid: r.sid, name: r.name, organization_sid: r.organization_sid, table_sid: r.table_sid,
+      project_sid: r.project_sid, is_locked: r.is_locked, is_archived: r.is_archived,
+    },
+    createdBy: r.created_by,
+    membership: role ? { organizationSid: r.organization_sid, organizationName: r.organization_name, personnelSid: r.personnel_sid!, role } : null,
+    projectRole: role === 'admin' || role === 'member' ? r.permission : null,
+    ...(byCell ? {
+      cell: {
+        sid: r.cell_sid!, data: r.cell_data!, date_created: r.cell_created!, date_updated: r.cell_updated!, widget_name: r.widget_name!,
+        column: {
+          sid: r.column_sid!, name: r.column_name!, widgetSid: r.widget_sid!, price: r.price!, addable: r.addable_at_readonly!,
+          kind: r.widget_kind!, settings: r.column_settings ?? {},
+        },
+      },
+    } : {}),
+  };
+}
+
+/**
+ * Locks the target's row (FOR UPDATE) until the caller's transaction ends and answers it
+ * with the caller's standing, in one statement; undefined when there is no such row (or cell).
+ * A cell's data read here may be older than the lock: records_set_cell reads it again.
+ */
+export function lockRow(tx: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget): Promise<RowStanding | undefined> {
+  return standing(tx, actor, target, true);
+}
+
+/** The target's row and the caller's standing, without a lock (a reader's question). */
+export function readRow(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget): Promise<RowStanding | undefined> {
+  return standing(db, actor, target, false);
+}
