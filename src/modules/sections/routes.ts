@@ -9,7 +9,9 @@ import { lockRow, readRow } from '../records/lock.js';
 import { SectionCreate, SectionCreateQuery, SectionListQuery, SectionPatch, SectionShapes } from './schemas.js';
 import { countSections, pageSections } from './repository.js';
 import { serializeSection } from './serializers.js';
-import { changeSection, createSection, readableSection } from './service.js';
+import { readableSection, sectionWords } from './service.js';
+import { sectionCreate } from '../records/commands/section-create.js';
+import { sectionUpdate } from '../records/commands/section-update.js';
 
 export function registerSections(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -44,7 +46,7 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
       body: SectionCreate,
       allowed: () => true,
       create: async (scope, body, query, serializer) => {
-        const section = await createSection(ctx, scope.membership, scope.actor, query.row__sid, body);
+        const section = await sectionWords(() => sectionCreate(ctx, scope.membership, scope.actor, query.row__sid, body));
         return serializeSection(section, serializer, scope.membership);
       },
     },
@@ -69,7 +71,7 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
         + 'A new `order` moves the section there (the sections in between shift by one). Send If-Match with the ETag of the GET to refuse a lost update.',
       body: SectionPatch,
       handler: async (actor, sid, body) => {
-        const { section, membership } = await changeSection(ctx, actor, sid, body);
+        const { section, membership } = await sectionWords(() => sectionUpdate(ctx, actor, sid, body));
         return serializeSection(section, 'detail', membership);
       },
     },

@@ -1,21 +1,16 @@
-// Sections: each write locks the row, checks the row's rules and appends the row's version
+// Sections: reading one with its row's rules, and the sections endpoints' words for a
+// write's refusals. The writes are commands of records/ (commands/section-create.ts,
+// section-update.ts): each locks the row, checks its rules and appends the row's version
 // (whose data then holds the row's sections), in one transaction.
-import { and, eq, gte, isNull, or, sql } from 'drizzle-orm';
-import { query, type Db } from '../../db/client.js';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../core/auth.js';
-import type { Membership } from '../../core/access.js';
-import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
-import { isSid, newSid } from '../../core/ids.js';
-import { sections, widgets } from '../../db/schema.js';
-import { appendVersionAndEvent } from '../records/version.js';
-import { writeRow, type Written } from '../records/write.js';
-import { creatorNotice } from '../records/consequences/creator-notice.js';
-import { lockRow, type RowStanding } from '../records/lock.js';
+import { isSid } from '../../core/ids.js';
+import { sections } from '../../db/schema.js';
 import { readableRow } from '../rows/service.js';
+import { RowRefusal } from '../records/refusals.js';
 import { findSection } from './repository.js';
-import { checkRowSize } from '../rows/size.js';
 
 export const sectionMessages = {
   missingRow: 'Give the section\'s row: ?row__sid= (or `row` in the body).',
@@ -23,89 +18,17 @@ export const sectionMessages = {
   locked: 'The row is locked; only a section whose widget may be added at the read-only stage can be added or changed.',
 };
 
-/** The JSON text a section keeps of its content, at most ROW_MAX_BYTES (400 on data). */
-function dataText(data: unknown, max: number): string {
-  const text = JSON.stringify(data ?? null);
-  const bytes = Buffer.byteLength(text);
-  if (bytes > max) throw errors.field('data', `The section's content would be ${bytes} bytes; a section holds at most ${max} bytes (ROW_MAX_BYTES).`);
-  return text;
-}
-
-/** The row's lock, the caller's write permission and the row's state; the row's access. */
-async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean): Promise<RowStanding> {
-  const access = await lockRow(tx, actor, { row: rowSid });
-  if (!access || access.row.organization_sid !== membership.organizationSid) {
-    throw errors.field('row__sid', 'No row with this sid in this organization.');
+/** Runs a section's write, its refusals in the sections endpoints' words. */
+export async function sectionWords<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof RowRefusal)) throw err;
+    if (err.code === 'row_missing') throw errors.field('row__sid', sectionMessages.missingRow);
+    if (err.code === 'row_archived') throw errors.badRequest(sectionMessages.archived);
+    if (err.code === 'row_locked') throw errors.badRequest(sectionMessages.locked);
+    throw err;
   }
-  if (!permissions.section.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
-  if (access.row.is_archived) throw errors.badRequest(sectionMessages.archived);
-  if (access.row.is_locked && !addable) throw errors.badRequest(sectionMessages.locked);
-  return access;
-}
-
-/**
- * A section's change through the row's door (records/write.ts): `change` writes the section
- * and says what it did (null: nothing changed), then the row's version is appended with its
- * live event and recorded on the section, then the consequences (the creator's notice).
- */
-async function sectionWrite(tx: Db, actor: Actor, locked: RowStanding, change: () => Promise<{ section: string; activity: string } | null>) {
-  await writeRow<Written & { createdBy: string }>({
-    apply: async () => {
-      const done = await change();
-      if (!done) return null;
-      const version = await appendVersionAndEvent(tx, locked.row.sid, actor.userSid, done.activity, ['sections']);
-      await tx.update(sections).set({ version }).where(eq(sections.sid, done.section));
-      return { tx, row: locked.row, userSid: actor.userSid, version, activity: done.activity, createdBy: locked.createdBy };
-    },
-    consequences: [creatorNotice],
-  });
-}
-
-export interface SectionCreateBody {
-  name: string;
-  description?: string;
-  widget?: { sid: string } | null;
-  widget__sid?: string;
-  row?: string;
-  order?: number;
-  data?: unknown;
-}
-
-/**
- * Adds a section to a row (Project Admin, Edit; not to an archived row, nor to a locked
- * one unless its widget may be added at the read-only stage), at `order` (default: last;
- * the sections from there move down one), with the row's next version, in one transaction.
- */
-export async function createSection(ctx: AppContext, membership: Membership, actor: Actor, rowSid: string | undefined, body: SectionCreateBody) {
-  const row = rowSid ?? body.row;
-  if (!row) throw errors.field('row__sid', sectionMessages.missingRow);
-  const widgetSid = body.widget?.sid ?? body.widget__sid;
-  let addable = false;
-  if (widgetSid !== undefined) {
-    const [widget] = isSid(widgetSid) ? await ctx.db.select({ addable: widgets.addableAtReadonly }).from(widgets)
-      .where(and(eq(widgets.sid, widgetSid), or(isNull(widgets.organizationSid), eq(widgets.organizationSid, membership.organizationSid)))) : [];
-    if (!widget) throw errors.field(body.widget ? 'widget' : 'widget__sid', 'No widget with this sid for this organization.');
-    addable = widget.addable;
-  }
-  const data = dataText(body.data, ctx.config.rowMaxBytes);
-  return ctx.db.transaction(async (tx) => {
-    const access = await lockRowForSection(tx, actor, membership, row, addable);
-    const sid = newSid();
-    await sectionWrite(tx, actor, access, async () => {
-      const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${row}`);
-      const order = body.order === undefined || body.order > last ? last + 1 : body.order;
-      if (order <= last) {
-        await tx.update(sections).set({ order: sql`${sections.order} + 1` }).where(and(eq(sections.rowSid, row), gte(sections.order, order)));
-      }
-      await checkRowSize(tx, row, { section: sid, name: body.name, description: body.description ?? '', data }, ctx.config.rowMaxBytes, 'data');
-      await tx.insert(sections).values({
-        sid, organizationSid: membership.organizationSid, rowSid: row, tableSid: access.row.table_sid, widgetSid: widgetSid ?? null,
-        name: body.name, description: body.description ?? '', order, data, createdBy: actor.userSid, updatedBy: actor.userSid,
-      });
-      return { section: sid, activity: `Added the section ${body.name}` };
-    });
-    return (await findSection(tx, sid, membership.personnelSid))!;
-  });
 }
 
 /** A section the caller may read (404 otherwise; 403 for Alumni), with their membership. */
@@ -114,61 +37,4 @@ export async function readableSection(ctx: AppContext, actor: Actor, sid: string
   if (!found) throw errors.notFound();
   const { membership } = await readableRow(ctx, actor, found.rowSid);
   return { section: (await findSection(ctx.db, sid, membership.personnelSid))!, membership };
-}
-
-export interface SectionChanges {
-  name?: string;
-  description?: string;
-  order?: number;
-  data?: unknown;
-  is_archived?: boolean;
-}
-
-/**
- * Changes a section (Project Admin, Edit; the row's rules as for adding one): each change
- * is one version of the row; the same values again change nothing and append none. A
- * new `order` moves the section there, the sections in between shifting by one.
- */
-export async function changeSection(ctx: AppContext, actor: Actor, sid: string, changes: SectionChanges) {
-  const { section: current, membership } = await readableSection(ctx, actor, sid);
-  const data = changes.data !== undefined ? dataText(changes.data, ctx.config.rowMaxBytes) : undefined;
-  const section = await ctx.db.transaction(async (tx) => {
-    const locked = await lockRowForSection(tx, actor, membership, current.row.sid, current.addable_at_readonly);
-    await sectionWrite(tx, actor, locked, async () => {
-      const [now] = await tx.select({
-        name: sections.name, description: sections.description, order: sections.order, data: sections.data, isArchived: sections.isArchived,
-      }).from(sections).where(eq(sections.sid, sid)).for('update');
-      const set: Partial<typeof sections.$inferInsert> = {};
-      const said: string[] = [];
-      if (changes.name !== undefined && changes.name !== now.name) { set.name = changes.name; said.push('renamed'); }
-      if (changes.description !== undefined && changes.description !== now.description) { set.description = changes.description; said.push('description'); }
-      if (data !== undefined && data !== now.data) { set.data = data; said.push('content'); }
-      if (changes.is_archived !== undefined && changes.is_archived !== now.isArchived) {
-        set.isArchived = changes.is_archived;
-        said.push(changes.is_archived ? 'archived' : 'unarchived');
-      }
-      if (changes.order !== undefined && changes.order !== now.order) {
-        const [{ last }] = await query<{ last: number }>(tx, sql`SELECT coalesce(max("order"), 0)::int AS last FROM sections WHERE row_sid = ${current.row.sid}`);
-        const to = Math.min(changes.order, last);
-        if (to !== now.order) {
-          // The sections between the old and the new place move by one towards the old.
-          await tx.execute(to < now.order
-            ? sql`UPDATE sections SET "order" = "order" + 1 WHERE row_sid = ${current.row.sid} AND "order" >= ${to} AND "order" < ${now.order}`
-            : sql`UPDATE sections SET "order" = "order" - 1 WHERE row_sid = ${current.row.sid} AND "order" > ${now.order} AND "order" <= ${to}`);
-          set.order = to;
-          said.push('moved');
-        }
-      }
-      if (!said.length) return null;
-      if (set.name !== undefined || set.description !== undefined || set.data !== undefined) {
-        await checkRowSize(tx, current.row.sid, {
-          section: sid, name: set.name ?? now.name, description: set.description ?? now.description, data: set.data ?? now.data,
-        }, ctx.config.rowMaxBytes, set.data !== undefined ? 'data' : 'name');
-      }
-      await tx.update(sections).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` }).where(eq(sections.sid, sid));
-      return { section: sid, activity: `Changed the section ${set.name ?? now.name} (${said.join(', ')})` };
-    });
-    return (await findSection(tx, sid, membership.personnelSid))!;
-  });
-  return { section, membership };
 }
