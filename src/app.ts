@@ -15,6 +15,7 @@ import { JobRegistry } from './jobs/registry.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
 import { filesGcJob } from './jobs/files-gc.js';
+import { thumbnailsJob } from './jobs/thumbnails.js';
 import { createFileStorage } from './storage/index.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
@@ -271,6 +272,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     jobs.register(creditsVacuum(database.db));
     jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes, dataDir: config.dataDir }));
     jobs.register(filesGcJob({ db: database.db, files, log: app.log, expireResumable: () => resumable.cleanUpExpired() }));
+    jobs.register(thumbnailsJob({ db: database.db, files, log: app.log }));
   }
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

@@ -24,3 +24,17 @@ INSERT INTO record_columns (sid, organization_sid, table_sid, widget_sid, name, 
   UNION ALL
   SELECT left(md5(t.organization_sid || ':files-size'), 16), t.organization_sid, t.sid, 'KNQT0a40x5fMRW27bgl', 'Size', 'file_size', 1
     FROM record_tables t WHERE t.sid = left(md5(t.organization_sid || ':files-table'), 16);
+--> statement-breakpoint
+-- Thumbnails (issue 25): every object starts pending; the thumbnail job (jobs/thumbnails.ts) makes one for images.
+CREATE TABLE "file_thumbnails" (
+	"sha256" text PRIMARY KEY NOT NULL,
+	"media_type" text NOT NULL,
+	"bytes" "bytea" NOT NULL,
+	"width" integer NOT NULL,
+	"height" integer NOT NULL,
+	"date_created" timestamp (6) with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "file_objects" ADD COLUMN "thumbnail_pending" boolean DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE "file_thumbnails" ADD CONSTRAINT "file_thumbnails_sha256_file_objects_sha256_fk" FOREIGN KEY ("sha256") REFERENCES "public"."file_objects"("sha256") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "file_objects_thumbnail_pending_idx" ON "file_objects" USING btree ("date_stored") WHERE thumbnail_pending;
