@@ -16,9 +16,8 @@ export interface FirstAdmin {
 
 /**
  * Creates an organization with `admin` as its first Admin personnel and its files table
- * (files/files-table.ts), in the caller's
- * transaction (the HTTP POST and the operator CLI both create organizations here).
- * Returns the new organization's sid.
+ * (files/files-table.ts), in the caller's transaction (the HTTP POST and the operator CLI
+ * both create organizations here). Returns the new organization's sid.
  */
 export async function createOrganization(
   tx: Db,
