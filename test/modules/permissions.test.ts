@@ -33,6 +33,9 @@ function E(...outcomes: Outcome[]): Expect {
 }
 
 const WRONG_ID: Outcome = [406, MESSAGES.wrongId];
+/** The thumbnail of a file that is not an image (modules/files/thumbnails.ts), and of one the job has not looked at yet. */
+const NO_THUMBNAIL: Outcome = { status: 404, detail: /^This file has no thumbnail: only images have one\.$/ };
+const THUMBNAIL_NOT_YET = 'The thumbnail is not made yet (it is made in the background); try again shortly.';
 /** POST /accounts/changeemail/ by an account whose email is proved. */
 const PROVED: Outcome = { status: 403, detail: /^Your email address is proved: it is your sign-in address and cannot be changed here\.$/ };
 /** The instance administrators' routes: none of the callers is one (admin.test.ts walks the one the harness named). */
@@ -873,6 +876,32 @@ const TABLE: Walk[] = [
   {
     route: 'GET /files/file/download/{sid}/', note: 'a file attached to a row: its row\'s rules', expect: E(200, 200, 200, 200, 404, 403, 404, 401),
     path: (f) => filePaths.download(f.rowFile.sid),
+  },
+  {
+    route: 'GET /files/file/thumbnail/{sid}/', note: "a file attached to a row: its row's rules (a JSON file: no thumbnail, once the job has looked)",
+    expect: E(NO_THUMBNAIL, NO_THUMBNAIL, NO_THUMBNAIL, NO_THUMBNAIL, 404, 403, 404, 401),
+    path: (f) => `/files/file/thumbnail/${f.rowFile.sid}/`,
+    call: async (api, path) => {
+      let res = await api.get(path);
+      for (let i = 0; i < 600 && res.json?.detail === THUMBNAIL_NOT_YET; i += 1) {
+        await sleep(100);
+        res = await api.get(path);
+      }
+      return res;
+    },
+  },
+  {
+    route: 'POST /tables/row/upload/{sid}/', note: "labii-sdk's upload(): the presigned post's field column, then the file",
+    expect: E(NEEDS_ROLE, 201, 201, 403, 404, 403, 404, 401),
+    // The path carries the column after a '#' (never sent): the call sends it as the field before the file.
+    fresh: true, target: make.row, path: (f, t) => `/tables/row/upload/${t.sid}/#${f.ws.columns.files.sid}`,
+    call: (api, target) => {
+      const [url, column] = target.split('#');
+      const { body, contentType } = multipart([{ name: 'column', content: column }, { name: 'file', filename: `walk ${unique('f')}.json`, content: '{"walked": true}' }]);
+      return api.request('POST', url, { rawBody: body, contentType });
+    },
+    state: readableBy('admin', (_f, t) => D.row(t.sid)),
+    then: async (_f, t, role, res) => assert.equal(res.json.row, t.sid, `${role}: the file is the row's`),
   },
   {
     route: 'POST /files/upload/list/organization/{sid}/', note: 'tus creation with the whole upload, to a file cell (metadata row, column)',
