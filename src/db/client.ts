@@ -42,13 +42,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 /**
  * A pg client that prepares each parameterized statement once per connection: the
- * server parses a statement the first time and binds it after that, and the client sends
- * only its name. PostgreSQL plans a named statement for its values five times, then keeps
- * one generic plan when that costs no more (plan_cache_mode = auto): a key lookup (the
- * credential, a page by organization) is no longer planned on every request. A statement
- * whose best plan depends on its values (a set whose size varies by orders of magnitude
- * from one key to the next) carries PLANNED_FOR_VALUES and is sent unnamed: planned for
- * its values on every execution. Statement texts get names from one process-wide table;
+ * server parses and plans a statement the first time and binds it after that, and the
+ * client sends only its name. Statement texts get names from one process-wide table;
  * past MAX_PREPARED texts (or over MAX_PREPARED_TEXT characters, e.g. long IN lists) a
  * statement is sent unnamed as before, so a connection never holds more than that many.
  * Statements without parameters (BEGIN, COMMIT, migrations, which may hold several
@@ -58,12 +53,8 @@ const MAX_PREPARED = 2_000;
 const MAX_PREPARED_TEXT = 8_000;
 const statementNames = new Map<string, string>();
 
-/** In a statement's text (a comment): plan it for its values on every execution, never a generic plan. */
-export const PLANNED_FOR_VALUES = '/* planned for its values */';
-
 function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
-  if (name === undefined && text.includes(PLANNED_FOR_VALUES)) return undefined;
   if (name === undefined && statementNames.size < MAX_PREPARED && text.length <= MAX_PREPARED_TEXT) {
     name = `rs${statementNames.size + 1}`;
     statementNames.set(text, name);
@@ -99,11 +90,12 @@ export async function openDatabase(options: {
     const pool = new pg.Pool({
       Client: PreparingClient,
       connectionString: options.databaseUrl,
-      // Generic plans where they cost no more (PreparingClient says which statements may
-      // have one). No statement runs longer than the timeout (an overloaded or stuck database answers
+      // Plan each execution for its parameters: a generic plan of a prepared statement
+      // cannot see that a row's sid picks a few versions out of millions.
+      // No statement runs longer than the timeout (an overloaded or stuck database answers
       // 503, never holds a request forever), and a server that stops answering altogether
       // is given up on 5 s later (migrations lift the limit for their own session).
-      options: `-c plan_cache_mode=auto -c statement_timeout=${timeoutMs}`,
+      options: `-c plan_cache_mode=force_custom_plan -c statement_timeout=${timeoutMs}`,
       query_timeout: timeoutMs + 5_000,
       max: options.poolSize ?? 10,
       // Fail fast (503) when the server does not accept connections, rather than hang.
