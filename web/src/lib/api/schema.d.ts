@@ -6618,6 +6618,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description the process is answering too many large requests at once (HEAVY_WORK_BYTES: "The server is answering too many large requests at once; try again in 1 second."), or the database is unavailable, or the service is shutting down; try again after Retry-After seconds */
+        ServiceBusy: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8124,7 +8135,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createPersonnelDetail: {
@@ -11354,7 +11365,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowList: {
@@ -11483,7 +11494,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowDetail: {
@@ -11684,7 +11695,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     verifyRow: {
@@ -11713,7 +11724,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listCellsName: {
@@ -11952,7 +11963,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createCellDetail: {
@@ -12322,7 +12333,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createSectionDetail: {
@@ -12504,7 +12515,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsList: {
@@ -12545,7 +12556,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsDetail: {
@@ -12586,7 +12597,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getVersion: {
@@ -14488,7 +14499,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createStepDetail: {
@@ -14784,7 +14795,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getExecution: {
@@ -15049,7 +15060,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createNotificationDetail: {
