@@ -6,7 +6,11 @@
 // verifications of a ~1 MB row of 40 versions, while another organization's client PATCHes
 // cells. Measured: each server process's peak RSS (VmRSS, sampled every 50 ms), whether a
 // process died, every answer complete and parsing or a 503 with Retry-After, and the other
-// organization's PATCH latencies (p50, p99). Writes bench/results/heavy.json.
+// organization's PATCH latencies (p50, p99), alone first (200 PATCHes, the same run) and
+// during the crowd; and where a PATCH's time goes: the server's longest event-loop delay,
+// its PATCH and pool-wait times and memory (from /metrics), PostgreSQL's wait events.
+// `--profile`: each server process also writes a CPU profile (bench/results/heavy-profile/).
+// Writes bench/results/heavy.json.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
