@@ -198,6 +198,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       params: Type.Object({ sid: Type.String({ description: 'the sid of the table' }) }),
       querystring: Type.Object({ ...PageQuery, ...GridQuery }),
       response: { 200: Page(GridRow), ...ErrorResponses },
+      'x-heavy': true,
     },
   }, async (request, reply) => gridPage(ctx, request, reply));
   refuseOtherMethods(app, gridUrl, ['GET']);
@@ -213,6 +214,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
         + 'missing) is a problem of the first version listing it, naming the file (`file`).',
       params: Type.Object({ sid: Type.String() }),
       response: { 200: ChainReport, ...ErrorResponses },
+      'x-heavy': true,
     },
   }, async (request, reply) => {
     const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);

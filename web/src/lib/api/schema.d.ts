@@ -6671,6 +6671,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description the process is answering too many large requests at once (HEAVY_WORK_BYTES: "The server is answering too many large requests at once; try again in 1 second."), or the database is unavailable, or the service is shutting down; try again after Retry-After seconds */
+        ServiceBusy: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8177,7 +8188,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createPersonnelDetail: {
@@ -11409,7 +11420,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowList: {
@@ -11540,7 +11551,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowDetail: {
@@ -11743,7 +11754,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     verifyRow: {
@@ -11772,7 +11783,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listCellsName: {
@@ -12011,7 +12022,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createCellDetail: {
@@ -12381,7 +12392,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createSectionDetail: {
@@ -12563,7 +12574,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsList: {
@@ -12604,7 +12615,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsDetail: {
@@ -12645,7 +12656,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getVersion: {
@@ -14547,7 +14558,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createStepDetail: {
@@ -14843,7 +14854,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getExecution: {
@@ -15108,7 +15119,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createNotificationDetail: {
