@@ -31,7 +31,8 @@
 //                       the server's peak RSS; bench/results/transfer.json
 //   --heavy             only the heavy answers' step (bench/heavy.ts, issue 21): 32 parallel requests of each of four
 //                       lists filled to the row bound and 32 verifications, WORKERS=2 on PostgreSQL then embedded;
-//                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99; bench/results/heavy.json
+//                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99 alone and in
+//                       the crowd, event-loop delays, pool waits; `--profile` adds CPU profiles; bench/results/heavy.json
 //   --embedded          only the embedded database's step (step 5, no PostgreSQL needed), merged into the mode's results file
 //   --wait-quiet        the machine is shared: before each measurement, wait until other
 //                       processes have used < 0.25 cores for 3 s (at most 60 s each time,

@@ -15,6 +15,7 @@ import { JobRegistry } from './jobs/registry.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
 import { filesGcJob } from './jobs/files-gc.js';
+import { thumbnailsJob } from './jobs/thumbnails.js';
 import { createFileStorage } from './storage/index.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installEmptyBodyAsNone } from './core/protocol-errors.js';
@@ -23,6 +24,7 @@ import { registerOpenApi } from './core/openapi.js';
 import { errors } from './core/errors.js';
 import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
+import { installWriteTurns } from './core/write-turns.js';
 import { installMetrics } from './core/metrics.js';
 import { installRequestSpans } from './core/tracing.js';
 import { ambientTransaction } from './core/record-lock.js';
@@ -227,6 +229,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
       request.routeOptions.config?.unproven === true);
   });
   installIdempotency(app, database.db);
+  installWriteTurns(app);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!request.url.startsWith('/docs')) {
@@ -271,6 +274,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     jobs.register(creditsVacuum(database.db));
     jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes, dataDir: config.dataDir }));
     jobs.register(filesGcJob({ db: database.db, files, log: app.log, expireResumable: () => resumable.cleanUpExpired() }));
+    jobs.register(thumbnailsJob({ db: database.db, files, log: app.log }));
   }
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

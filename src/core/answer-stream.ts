@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { pageEnvelope, type PageRequest } from './pagination.js';
-import type { WorkBudget } from './heavy-work.js';
+import { heavyTurn, type WorkBudget } from './heavy-work.js';
 
 /** What a list gives the writer: its first read (with the count) and the reads after it. */
 export interface PageSource {
@@ -89,7 +89,7 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
   const serialize = serializerOf(source.raw ? undefined : source.item);
   const { results: _first, ...head } = envelope;
   const res = reply.raw;
-  // One record a chunk: the response's own backpressure (pipe pauses on a full socket) lets
+  // One record a chunk, each serialized in its turn of the process's heavy work (heavyTurn):
   // other requests run between records, and the next read waits for the last one to drain.
   async function* body() {
     let read = results;
@@ -97,7 +97,13 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
     let sent = 0;
     yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
     for (;;) {
-      for (const record of read) yield `${sent++ ? ',' : ''}${serialize(record)}`;
+      for (const record of read) {
+        await heavyTurn();
+        if (res.destroyed) return;
+        // The comma its own chunk: a record's text goes out as the string its serializer made, not a 1 MB copy.
+        if (sent++) yield ',';
+        yield serialize(record);
+      }
       if (position >= end || (records === undefined && read.length < perRead)) break;
       await drained(res);
       if (res.destroyed) return;

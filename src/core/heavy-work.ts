@@ -48,3 +48,31 @@ export class WorkBudget {
     reply.raw.once('finish', release);
   }
 }
+
+// Heavy work takes turns with everything else (issue 21: another organization's PATCH p99
+// was 5 s while a crowd of large answers ran). A large record's serialization or a
+// version's hash is milliseconds of CPU; when several heavy answers each did theirs as soon
+// as their socket drained, one turn of the event loop could hold several of them, and a
+// small request, which needs a dozen turns (its queries, its transaction), waited behind
+// every one of them. So a heavy step waits for its turn: one step of all the process's heavy
+// work per turn of the event loop (the check phase, after the I/O the turn brought in), the
+// rest of each turn left to whatever else is ready.
+const waiting: (() => void)[] = [];
+let scheduled = false;
+
+function nextTurn() {
+  waiting.shift()?.();
+  scheduled = waiting.length > 0;
+  if (scheduled) setImmediate(nextTurn);
+}
+
+/** Resolves when this heavy step may run: at most one such step a turn of the event loop, in the order asked. */
+export function heavyTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(nextTurn);
+    }
+  });
+}

@@ -1,7 +1,9 @@
 import { randomBytes, createHash } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const SID_RE = /^[0-9A-Za-z]{16}$/;
+// Our sids are 16 characters; two built-in widgets carry Labii's own 19-character sids, which
+// labii-sdk's upload() looks for (modules/files/files-table.ts).
+const SID_RE = /^(?:[0-9A-Za-z]{16}|JMPS0a40x5eLQV16afk|KNQT0a40x5fMRW27bgl)$/;
 
 // Random bytes for sids, drawn 4 KiB at a time: a write makes several sids, and one call
 // into OpenSSL per sid showed in the cell PATCH's CPU profile (docs/performance.md).

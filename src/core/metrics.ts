@@ -107,6 +107,15 @@ function createInstruments(database: Database) {
     registers: [registry],
   });
   new client.Gauge({
+    name: 'records_pglite_memory_bytes',
+    help: "The embedded engine's WebAssembly memory (it grows to its largest need and never shrinks). Embedded only.",
+    registers: [registry],
+    collect() {
+      const memory = (database.pglite as unknown as { mod?: { wasmMemory?: WebAssembly.Memory } } | null)?.mod?.wasmMemory;
+      if (memory) this.set(memory.buffer.byteLength);
+    },
+  });
+  new client.Gauge({
     name: 'records_db_pool_connections',
     help: 'Database pool connections by state: total, idle, and waiting (queries waiting for one). PostgreSQL only.',
     labelNames: ['state'],

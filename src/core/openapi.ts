@@ -378,6 +378,12 @@ export function finishDocument(doc: Json): Json {
       responses['415'] ??= errorAnswer('the request body is not application/json');
     }
     if (responses['429']) responses['429'] = { ...responses['429'], description: responses['429'].description ?? 'too many attempts', headers: RETRY_AFTER };
+    // An answer of large records, or a verification, is refused while the process's
+    // heavy-work budget is spent (core/heavy-work.ts): a 503 of its own words, shared below.
+    if (op['x-heavy']) {
+      delete op['x-heavy'];
+      responses['503'] = { $ref: '#/components/responses/ServiceBusy' };
+    }
     responses['503'] ??= errorAnswer('the database is unavailable or the service is shutting down; try again', RETRY_AFTER);
   }
 
@@ -394,6 +400,10 @@ export function finishDocument(doc: Json): Json {
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...components.schemas } };
   if (JSON.stringify(doc).includes('#/components/schemas/JsonValue')) Object.assign(doc.components.schemas, JSON_SCHEMAS);
   shareResponsesAndParameters(doc);
+  doc.components.responses.ServiceBusy = errorAnswer(
+    'the process is answering too many large requests at once (HEAVY_WORK_BYTES: "The server is answering too many large '
+    + 'requests at once; try again in 1 second."), or the database is unavailable, or the service is shutting down; '
+    + 'try again after Retry-After seconds', RETRY_AFTER);
   return doc;
 }
 

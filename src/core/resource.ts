@@ -204,6 +204,8 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
           params: listParams,
           querystring: Type.Object({ ...PageQuery, ...(get.query ?? {}) }),
           response: { 200: Page(shape), ...ErrorResponses },
+          // A list of large records can be refused 503 while the process's heavy-work budget is spent (core/openapi.ts).
+          ...(get.recordBytes?.(serializer, {} as never) !== undefined ? { 'x-heavy': true } : {}),
         },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const scope = request.scope as S;

@@ -2,6 +2,7 @@
 // from this file by `npm run db:generate` (drizzle-kit) and checked in.
 import { sql } from 'drizzle-orm';
 import {
+  customType,
   type AnyPgColumn, pgTable, text, boolean, timestamp, date, jsonb, numeric, integer, bigint, smallint, bigserial, index, uniqueIndex, check, primaryKey,
 } from 'drizzle-orm/pg-core';
 
@@ -733,7 +734,27 @@ export const fileObjects = pgTable('file_objects', {
   size: bigint('size', { mode: 'number' }).notNull(),
   /** The last time an upload put (or found) this object in storage, or a file naming it was deleted: the GC's grace period starts here. */
   dateStored: timestamp('date_stored', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-}, (t) => [index('file_objects_date_stored_idx').on(t.dateStored)]);
+  /** Not looked at by the thumbnail job yet (jobs/thumbnails.ts): every new object is. */
+  thumbnailPending: boolean('thumbnail_pending').notNull().default(true),
+}, (t) => [
+  index('file_objects_date_stored_idx').on(t.dateStored),
+  index('file_objects_thumbnail_pending_idx').on(t.dateStored).where(sql`thumbnail_pending`),
+]);
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * A stored image's thumbnail (WebP, at most THUMBNAIL_PIXELS a side), made in the background
+ * from the object's bytes, kept with the database (small) and gone with the object (the GC).
+ */
+export const fileThumbnails = pgTable('file_thumbnails', {
+  sha256: text('sha256').primaryKey().references(() => fileObjects.sha256, { onDelete: 'cascade' }),
+  mediaType: text('media_type').notNull(),
+  bytes: bytea('bytes').notNull(),
+  width: integer('width').notNull(),
+  height: integer('height').notNull(),
+  dateCreated: created(),
+});
 
 /** The bytes of an organization's file descriptors, against FILES_QUOTA_BYTES (counted in the upload's transaction). */
 export const fileUsage = pgTable('file_usage', {

@@ -1,5 +1,5 @@
 // File cells in the app (issue 25): a file dropped on a cell of the grid uploads with a
-// progress bar (its speed and time left), lands in the cell with its icon and size, previews
+// progress bar (its speed and time left), lands in the cell with its size and, once made, its thumbnail, previews
 // in the side panel and downloads identical; a second upload is cancelled and leaves nothing;
 // the history tells which version added the file. The upload is slowed by Chromium's network
 // emulation so that its progress is seen.
@@ -105,6 +105,12 @@ test('a file dropped on a cell uploads with its progress, previews in the side p
   await name.waitFor();
   await cell.getByText('1.4 MB').waitFor();
   await cell.getByRole('link', { name: 'Download gel.png' }).waitFor();
+  // Its thumbnail, made in the background after the upload (a WebP of at most 256 pixels a side: 256 x 160 here).
+  await cell.getByRole('img', { name: 'Thumbnail of gel.png' }).waitFor({ timeout: 60_000 });
+  await page.waitForFunction(() => {
+    const thumb = document.querySelector('.file-thumb') as HTMLImageElement | null;
+    return thumb !== null && !thumb.classList.contains('is-loading') && thumb.naturalWidth === 256 && thumb.naturalHeight === 160;
+  }, undefined, { timeout: 60_000 });
   await screenshot(page, 'file-cell');
 
   // The preview: the image itself, loaded.

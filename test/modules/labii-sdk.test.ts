@@ -196,8 +196,8 @@ describe("Labii's SDK (labii-sdk 1.13.14) against the service", () => {
       [samples.name, samples.name_plural, samples.name_singular, samples.unique_code, samples.icon, samples.order, samples.number_of_records, samples.number_of_columns],
       ['Samples', 'Samples', 'Sample', 'SMP', 'flask', 2, 0, 0],
     );
-    const files = created(await labii.Table.create({ name: 'Files', name_system: 'file' }), 'the file table');
-    assert.equal(files.unique_code, 'FIL', 'a code from the name');
+    const files = created(await labii.Table.create({ name: 'Files', name_system: 'file' }), 'another file table');
+    assert.equal(files.unique_code, 'FIL-2', 'a code from the name, past the organization\'s own files table\'s FIL');
     const again = created(await labii.Table.create({ name: 'Samples (old)' }), 'a table whose code is taken');
     assert.equal(again.unique_code, 'SAM');
     const dup = await labii.Table.create({ name: 'Other', unique_code: 'SMP' });
@@ -205,7 +205,9 @@ describe("Labii's SDK (labii-sdk 1.13.14) against the service", () => {
 
     // get_file_table: Table.list(query="name_system=file", serializer="detail")["results"][0].
     const fileTable = ok(await labii.Table.list({ query: 'name_system=file', serializer: 'detail' }), 'get_file_table');
-    assert.deepEqual(fileTable.results.map((t: { sid: string }) => t.sid), [files.sid]);
+    // The organization's own files table first (it has been there from its creation; test/modules/labii-upload.test.ts).
+    assert.deepEqual(fileTable.results.map((t: { name: string; unique_code: string }) => [t.name, t.unique_code]), [['Files', 'FIL'], ['Files', 'FIL-2']]);
+    assert.equal(fileTable.results[1].sid, files.sid);
 
     const weight = created(await labii.Column.create(
       { name: 'Weight', widget: 'builtinWidgetNum', settings: { unit: 'mg' }, is_required: true, description: 'dry weight' }, `table__sid=${samples.sid}`,

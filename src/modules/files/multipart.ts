@@ -18,6 +18,8 @@ export interface MultipartFile {
   /** The file name as the client sent it (RFC 7578 filename, or filename* in UTF-8). */
   filename: string;
   stream: Readable;
+  /** The text fields that came before the file part (as S3's POST upload, labii-sdk sends its fields first). */
+  fields: Record<string, string>;
 }
 
 /** The client went away before its body was whole. */
@@ -130,7 +132,7 @@ export async function readMultipart<T>(
       fileStream = stream;
       // Its failure reaches the caller through onFile's promise (or fail): not as an unheard 'error'.
       stream.on('error', () => {});
-      handled = onFile({ field, filename: filename ?? '', stream });
+      handled = onFile({ field, filename: filename ?? '', stream, fields: { ...fields } });
       handled.catch(fail);
     });
     busboy.on('field', (name, value, _nameTruncated, valueTruncated) => {

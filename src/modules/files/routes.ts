@@ -19,6 +19,8 @@ import { deleteFile, loadFile, serializeFile } from './service.js';
 import { sendFile } from './download.js';
 import { FILE_FIELD, uploadMultipart } from './upload.js';
 import { ResumableUploads } from './resumable.js';
+import { registerPresignedUpload } from './labii-upload.js';
+import { registerThumbnails } from './thumbnails.js';
 
 const LIMITS_TEXT = 'At most FILE_MAX_BYTES a file (413 past it) and FILES_QUOTA_BYTES for all of an organization\'s files (413); '
   + 'with a virus scanner configured, an infected file is refused (422) and none is accepted while the scanner is away (503). '
@@ -37,6 +39,8 @@ export function registerFiles(app: FastifyInstance, ctx: AppContext): ResumableU
     scope.addContentTypeParser('multipart/form-data', passThrough);
     scope.addContentTypeParser('application/offset+octet-stream', passThrough);
     registerFileRoutes(scope, ctx);
+    registerPresignedUpload(scope, ctx);
+    registerThumbnails(scope, ctx);
     registerResumableRoutes(scope, ctx, resumable);
   });
   return resumable;

@@ -38,3 +38,9 @@ export const UploadQuery = {
   column: Type.Optional(Type.String({ maxLength: 64, description: 'level row: the file column (its sid) the upload is added to' })),
   replace: Type.Optional(Type.String({ maxLength: 64, description: 'level row: the file (its sid) of that cell the upload takes the place of' })),
 };
+
+/** A row created with presigned_post=true (labii-sdk upload(), labii-upload.ts): where to POST its file. */
+export const PresignedPostShape = Type.Object({
+  url: Type.String({ description: 'POST the file here as multipart/form-data (the part "file"), with the fields before it' }),
+  fields: Type.Record(Type.String(), Type.String(), { description: 'the form fields to send with the file' }),
+}, { title: 'PresignedPost', description: 'presigned_post=true: where to upload the file of the new row (labii-sdk upload())' });

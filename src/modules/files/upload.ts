@@ -19,8 +19,18 @@ const OVERHEAD_BYTES = 2 * 1024 * 1024;
 /** The file part's field name. */
 export const FILE_FIELD = 'file';
 
-export async function uploadMultipart(ctx: AppContext, membership: Membership, request: FastifyRequest, attach?: Attach): Promise<FileRow & { attached?: Attached }> {
+/** Where an upload goes, from the text fields sent before its file part (the fields named here are the only ones it takes). */
+export interface AttachByFields {
+  fields: string[];
+  resolve(fields: Record<string, string>): Promise<Attach>;
+}
+
+export async function uploadMultipart(
+  ctx: AppContext, membership: Membership, request: FastifyRequest, target?: Attach | AttachByFields,
+): Promise<FileRow & { attached?: Attached }> {
   const raw = request.raw;
+  const byFields = target && 'resolve' in target ? target : undefined;
+  let attach = byFields ? undefined : target as Attach | undefined;
   let received: Received | null = null;
   try {
     const contentType = raw.headers['content-type'];
@@ -35,10 +45,11 @@ export async function uploadMultipart(ctx: AppContext, membership: Membership, r
     const { fields } = await readMultipart(raw, async (file) => {
       if (file.field !== FILE_FIELD) throw errors.field(file.field, `Unknown field: send the file as the part "${FILE_FIELD}".`);
       checkName(file.filename, FILE_FIELD);
+      if (byFields) attach = await byFields.resolve(file.fields);
       name = file.filename;
       received = await receive(file.stream, ctx.files.store, ctx.files.clamd, limits);
     });
-    const unknown = Object.keys(fields);
+    const unknown = Object.keys(fields).filter((f) => !byFields?.fields.includes(f));
     if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map((f) => [f, 'Unknown field.'])));
     const done = received!;
     received = null;

@@ -4,6 +4,7 @@ import { errors } from '../../core/errors.js';
 import { organizations, personnel } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
 import { createCreditShards } from '../credits/service.js';
+import { createFilesTable } from '../files/files-table.js';
 
 /** The account that becomes an organization's first Admin. */
 export interface FirstAdmin {
@@ -14,9 +15,9 @@ export interface FirstAdmin {
 }
 
 /**
- * Creates an organization with `admin` as its first Admin personnel, in the caller's
- * transaction (the HTTP POST and the operator CLI both create organizations here).
- * Returns the new organization's sid.
+ * Creates an organization with `admin` as its first Admin personnel and its files table
+ * (files/files-table.ts), in the caller's transaction (the HTTP POST and the operator CLI
+ * both create organizations here). Returns the new organization's sid.
  */
 export async function createOrganization(
   tx: Db,
@@ -36,6 +37,7 @@ export async function createOrganization(
     // Whoever creates an organization has accepted it (docs/decisions.md, "Consent before mail").
     dateAccepted: sql`now()` as never, invitedBy: admin.sid,
   });
+  await createFilesTable(tx, sid, admin.sid);
   return sid;
 }
 

@@ -10,8 +10,10 @@ import { organizationLevel, tableLevel } from '../../core/levels.js';
 import { findProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
+import { presignedColumn, presignedPost } from '../files/labii-upload.js';
 import { isSid } from '../../core/ids.js';
-import { ErrorResponses, Page, PageQuery } from '../../core/schemas.js';
+import { ErrorResponses, Page, PageQuery, queryBool } from '../../core/schemas.js';
+import { errors } from '../../core/errors.js';
 import { pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
 import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
@@ -149,8 +151,13 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       query: RowCreateQuery,
       body: RowCreate,
       allowed: () => true,
-      create: async (scope, body, query, serializer) => {
+      create: async (scope, body, query, serializer, request) => {
+        // presigned_post=true (labii-sdk upload()): the file column is checked first; the answer says where to upload the file.
+        const presigned = queryBool(query.presigned_post);
+        if (presigned && serializer !== 'detail') throw errors.field('presigned_post', 'A presigned post is answered in the detail shape: POST to …/detail/.');
+        const column = presigned ? await presignedColumn(ctx, scope.membership.organizationSid, query.table__sid) : undefined;
         const row = await createRow(ctx, scope.membership, scope.actor, query, body);
+        if (column) return { ...await rowDetail(ctx, row, scope.membership), presigned_post: presignedPost(ctx, request, row.sid, column) };
         return serializer === 'detail' ? rowDetail(ctx, row, scope.membership) : (await rowSummaries(ctx, [row], serializer, scope.membership))[0];
       },
     },
@@ -191,6 +198,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       params: Type.Object({ sid: Type.String({ description: 'the sid of the table' }) }),
       querystring: Type.Object({ ...PageQuery, ...GridQuery }),
       response: { 200: Page(GridRow), ...ErrorResponses },
+      'x-heavy': true,
     },
   }, async (request, reply) => gridPage(ctx, request, reply));
   refuseOtherMethods(app, gridUrl, ['GET']);
@@ -206,6 +214,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
         + 'missing) is a problem of the first version listing it, naming the file (`file`).',
       params: Type.Object({ sid: Type.String() }),
       response: { 200: ChainReport, ...ErrorResponses },
+      'x-heavy': true,
     },
   }, async (request, reply) => {
     const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);

@@ -3,6 +3,7 @@ import { JsonValue, QueryBool, Ref, Sid, StringEnum, Text, Timestamp } from '../
 import { CellShapes } from '../cells/schemas.js';
 import { SectionShapes } from '../sections/schemas.js';
 import { GRID_ORDERINGS } from './repository.js';
+import { PresignedPostShape } from '../files/schemas.js';
 
 const CellSummary = Type.Object({ sid: Sid, column: Ref, widget: Ref, data: Type.String() });
 /** A cell as Labii's `column_set` lists it: the cell's sid, its column (with the column's widget) and its data. */
@@ -39,6 +40,7 @@ export const RowShapes = {
     section_set: Type.Array(SectionShapes.detail, { description: "the row's sections, in order" }),
     created_by: Type.String(), updated_by: Type.String({ description: "who made the row's latest version" }),
     date_created: Timestamp, date_updated: Timestamp, change_permission: Type.Boolean(),
+    presigned_post: Type.Optional(PresignedPostShape),
   }),
 };
 
@@ -74,6 +76,7 @@ export const RowListQuery = {
 export const RowCreateQuery = {
   table__sid: Type.String({ maxLength: 64, description: 'the table of the new row (required)' }),
   project__sid: Type.Optional(Type.String({ maxLength: 64, description: 'the project of the new row (or `projects` in the body)' })),
+  presigned_post: Type.Optional(QueryBool('labii-sdk upload(): answer `presigned_post`, where to upload the row\'s file (serializer detail; a file column\'s value in the body is the name of the file to come, not a cell)')),
 };
 /** A cell's value in a row's body, keyed by its column's sid: a string, or a number or boolean (written as its text). */
 const CellValue = Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean(), Type.Null()], {
@@ -142,7 +145,7 @@ export const GridQuery = {
 };
 
 /** A row of the grid: the row's detail shape without column_set and section_set, its cells keyed by column sid (each the cell's detail shape). */
-const { column_set: _columnSet, section_set: _sectionSet, ...gridFields } = RowShapes.detail.properties;
+const { column_set: _columnSet, section_set: _sectionSet, presigned_post: _presigned, ...gridFields } = RowShapes.detail.properties;
 export const GridRow = Type.Object({
   ...gridFields,
   cells: Type.Object({}, {

@@ -5,6 +5,7 @@ import type { Actor } from '../../core/auth.js';
 import type { Membership, ProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
+import { queryBool } from '../../core/schemas.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { rowProjects, tables } from '../../db/schema.js';
 import { findColumnsOfTable, insertCellsOfNewRow } from '../cells/write.js';
@@ -96,7 +97,7 @@ export async function projectsToJoin(ctx: { db: Db }, membership: Membership, si
  */
 export async function createRow(
   ctx: AppContext, membership: Membership, actor: Actor,
-  query_: { table__sid: string; project__sid?: string }, body: RowCreateBody,
+  query_: { table__sid: string; project__sid?: string; presigned_post?: string }, body: RowCreateBody,
 ) {
   const orgSid = membership.organizationSid;
   const [table] = isSid(query_.table__sid)
@@ -115,7 +116,9 @@ export async function createRow(
   const columnsFound = await findColumnsOfTable(ctx.db, table.sid, values.map(([key]) => key));
   const unknown = values.filter(([key]) => !columnsFound.has(key));
   if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map(([key]) => [key, "No column with this sid in the row's table."])));
-  const filled = values.filter((v): v is [string, string] => v[1] !== null);
+  // presigned_post=true (labii-sdk upload()): a file column's value is the name of the file to come, not a cell (files/labii-upload.ts).
+  const presigned = queryBool(query_.presigned_post);
+  const filled = values.filter((v): v is [string, string] => v[1] !== null && !(presigned && columnsFound.get(v[0])!.kind === 'file'));
   const bytes = [body.name, body.description ?? '', ...filled.map(([, data]) => data)]
     .reduce((sum, text) => sum + Buffer.byteLength(JSON.stringify(text)), 0);
   refuseOversize(bytes, ctx.config.rowMaxBytes, filled.length ? filled[filled.length - 1][0] : 'description');

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
-import { versionHash } from './chain.js';
+import { storedVersionHash } from './chain.js';
 import { versionBatch } from './repository.js';
 import { createHash } from 'node:crypto';
 import { ObjectMissing, type FileStore } from '../../storage/store.js';
 import { rowFileSids } from '../files/repository.js';
 import { filesOfCellData } from '../files/cells.js';
+import { heavyTurn } from '../../core/heavy-work.js';
 
 /** The files a version's cells list (by their sids among the row's attached files), first version first. */
 function noteFiles(version: number, data: unknown, attached: Set<string>, carried: Map<string, { version: number; file: { sid: string; name: string; sha256: string } }>) {
@@ -67,14 +68,12 @@ export async function verifyChain(db: Db, row: { sid: string; name: string }, ma
     const { versions: batch, more } = await pending;
     if (more) pending = versionBatch(db, row.sid, batch[batch.length - 1].version, BATCH, maxBytes);
     for (const v of batch) {
-      // Each version's hash is a few milliseconds of a ~1 MB row: let other requests run between them.
-      if (checked) await new Promise((resolve) => setImmediate(resolve));
+      // Each version's hash is a few milliseconds of a ~1 MB row: one in its turn of the process's heavy work.
+      await heavyTurn();
       checked += 1;
       if (v.version !== expected) fail(expected, `version ${expected} is missing (found ${v.version} next)`);
       if (v.previousHash !== previousHash) fail(v.version, 'previousHash does not match the hash of the version before');
-      const recomputed = versionHash({
-        row: v.row_sid, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by_sid, date_created: v.date_created,
-      });
+      const recomputed = storedVersionHash(v);
       if (recomputed !== v.hash) fail(v.version, 'the hash does not match the stored content');
       if (attached.size) noteFiles(v.version, v.data, attached, carried);
       previousHash = v.hash;

@@ -3106,6 +3106,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/row/upload/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a row's file where presigned_post sent it (labii-sdk upload(); who may write the row's cells)
+         * @description multipart/form-data: the presigned post's fields (`column`: the file column), then the file as the part "file". A Content-Type without its boundary is read from the body's first line. The same upload as POST /files/file/list/row/{sid}/detail/?column=…: streamed, one version of the row carrying the file's SHA-256, the widget's price debited. Answers 201 with the file's descriptor.
+         */
+        post: operations["uploadToRow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/file/thumbnail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image file's thumbnail (who may download the file)
+         * @description A WebP of at most 256 pixels a side, made in the background after the upload (jobs/thumbnails.ts). 404 while it is not made yet, and for a file that is not an image (PNG, JPEG, GIF, WebP, AVIF, TIFF, HEIC) or could not be read as one. ETag and If-None-Match (304) as the download.
+         */
+        get: operations["fileThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/upload/list/organization/{sid}/": {
         parameters: {
             query?: never;
@@ -4781,6 +4821,18 @@ export interface components {
             date_updated: string;
             change_permission: boolean;
         };
+        /**
+         * PresignedPost
+         * @description presigned_post=true: where to upload the file of the new row (labii-sdk upload())
+         */
+        PresignedPost: {
+            /** @description POST the file here as multipart/form-data (the part "file"), with the fields before it */
+            url: string;
+            /** @description the form fields to send with the file */
+            fields: {
+                [key: string]: string;
+            };
+        };
         /** RowDetail */
         RowDetail: {
             /**
@@ -4838,6 +4890,7 @@ export interface components {
              */
             date_updated: string;
             change_permission: boolean;
+            presigned_post?: components["schemas"]["PresignedPost"];
         };
         /** RowDetailPage */
         RowDetailPage: {
@@ -6618,6 +6671,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description the process is answering too many large requests at once (HEAVY_WORK_BYTES: "The server is answering too many large requests at once; try again in 1 second."), or the database is unavailable, or the service is shutting down; try again after Retry-After seconds */
+        ServiceBusy: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -8124,7 +8188,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createPersonnelDetail: {
@@ -11235,6 +11299,8 @@ export interface operations {
                 table__sid: string;
                 /** @description the project of the new row (or `projects` in the body) */
                 project__sid?: string;
+                /** @description labii-sdk upload(): answer `presigned_post`, where to upload the row's file (serializer detail; a file column's value in the body is the name of the file to come, not a cell) (true, True, 1; false, False, 0) */
+                presigned_post?: boolean;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -11354,7 +11420,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowList: {
@@ -11364,6 +11430,8 @@ export interface operations {
                 table__sid: string;
                 /** @description the project of the new row (or `projects` in the body) */
                 project__sid?: string;
+                /** @description labii-sdk upload(): answer `presigned_post`, where to upload the row's file (serializer detail; a file column's value in the body is the name of the file to come, not a cell) (true, True, 1; false, False, 0) */
+                presigned_post?: boolean;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -11483,7 +11551,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createRowDetail: {
@@ -11493,6 +11561,8 @@ export interface operations {
                 table__sid: string;
                 /** @description the project of the new row (or `projects` in the body) */
                 project__sid?: string;
+                /** @description labii-sdk upload(): answer `presigned_post`, where to upload the row's file (serializer detail; a file column's value in the body is the name of the file to come, not a cell) (true, True, 1; false, False, 0) */
+                presigned_post?: boolean;
             };
             header?: {
                 /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
@@ -11684,7 +11754,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     verifyRow: {
@@ -11713,7 +11783,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listCellsName: {
@@ -11952,7 +12022,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createCellDetail: {
@@ -12322,7 +12392,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createSectionDetail: {
@@ -12504,7 +12574,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsList: {
@@ -12545,7 +12615,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     listVersionsDetail: {
@@ -12586,7 +12656,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getVersion: {
@@ -14488,7 +14558,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createStepDetail: {
@@ -14784,7 +14854,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     getExecution: {
@@ -15049,7 +15119,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     createNotificationDetail: {
@@ -15827,6 +15897,99 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadToRow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the sid of the row */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description an error: {"detail": message} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description an error: {"detail": message} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    fileThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the file */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the thumbnail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            /** @description unchanged (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

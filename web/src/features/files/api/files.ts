@@ -34,6 +34,9 @@ export function filesOfCell(data: string | undefined | null): CellFile[] {
 /** The file's bytes: inline for images and PDF (the API decides), or always as an attachment. */
 export const downloadUrl = (sid: string, attachment = false) => `/files/file/download/${encodeURIComponent(sid)}/${attachment ? '?attachment=true' : ''}`;
 
+/** An image's thumbnail (a small WebP made in the background after the upload: 404 until then, and for other files). */
+export const thumbnailUrl = (sid: string, attempt = 0) => `/files/file/thumbnail/${encodeURIComponent(sid)}/${attempt ? `?attempt=${attempt}` : ''}`;
+
 /** Whether the side panel previews it: images and PDF (the API serves them inline; SVG never). */
 export function previewKind(mediaType: string): 'image' | 'pdf' | null {
   if (mediaType === 'application/pdf') return 'pdf';

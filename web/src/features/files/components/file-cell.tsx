@@ -1,4 +1,4 @@
-// A file cell of the records grid (issue 25): its files with an icon, the size and a download
+// A file cell of the records grid (issue 25): its files with an icon or thumbnail (file-thumb.tsx), the size and a download
 // link; images and PDFs open in the side panel (file-preview.tsx); files dropped on the cell,
 // or picked, upload straight to it — each with a progress bar, its speed and the time left,
 // and a Cancel button. Self-contained: the grid hands it the cell's data and what may be done.
@@ -6,10 +6,11 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { createPortal } from 'react-dom';
 import { errorMessage } from '../../../lib/api/client';
 import {
-  downloadUrl, fileIcon, filesOfCell, formatBytes, formatDuration, previewKind, uploadToCell, UploadCancelled,
+  downloadUrl, filesOfCell, formatBytes, formatDuration, previewKind, uploadToCell, UploadCancelled,
   type CellFile, type Progress,
 } from '../api/files';
 import { FilePreview } from './file-preview';
+import { FileThumb } from './file-thumb';
 import './files.css';
 
 interface FileCellProps {
@@ -95,9 +96,7 @@ export function FileCell({ rowSid, rowName, columnSid, columnName, data, block, 
       <ul className="file-list" aria-label={`Files of ${columnName} of ${rowName}`}>
         {files.map((file) => (
           <li key={file.sid} className="file-item">
-            <span className="file-icon" aria-hidden="true">
-              {fileIcon(file.media_type)}
-            </span>
+            <FileThumb file={file} />
             {previewKind(file.media_type) ? (
               <button type="button" className="file-name link-button" onClick={() => setPreview(file)} title={`Preview ${file.name}`}>
                 {file.name}

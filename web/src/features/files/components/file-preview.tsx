@@ -1,5 +1,5 @@
-// The side panel that previews an image or a PDF of a file cell: the bytes themselves (no
-// thumbnails: docs/decisions.md, "Files: previews"), its name, size, type, who uploaded it,
+// The side panel that previews an image or a PDF of a file cell: the bytes themselves (the
+// cell shows an image's thumbnail, file-thumb.tsx), its name, size, type, who uploaded it,
 // its SHA-256 and a download link. Escape or Close closes it.
 import { useEffect, useRef } from 'react';
 import { downloadUrl, formatBytes, previewKind, type CellFile } from '../api/files';
