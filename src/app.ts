@@ -53,7 +53,7 @@ import { registerExports } from './modules/exports/routes.js';
 import { registerImports } from './modules/imports/routes.js';
 import { registerElnImport } from './modules/imports/eln-routes.js';
 import { errSerializer } from './core/log-redaction.js';
-import { sharedSerializers, validatorCompiler } from './core/compilers.js';
+import { SchemaCompilers } from './core/compilers.js';
 
 export interface BuildOptions {
   config: Config;
@@ -83,6 +83,8 @@ function redactQuery(url: string): string {
 /** Builds the HTTP application on a database; listening is the caller's business. */
 export async function buildApp(options: BuildOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
+  // Route schemas compile on first use and once the server listens, not before (core/compilers.ts).
+  const compilers = new SchemaCompilers();
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
@@ -116,13 +118,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // (Node checks headersTimeout <= requestTimeout as it creates the server, before Fastify
     // sets requestTimeout: both go in here, or a timeout past Node's default 300 s fails the start.)
     http: { requestTimeout: config.requestTimeoutSeconds * 1000, headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
-    // One serializer per distinct answer schema, built on first use (core/compilers.ts).
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
+    // One serializer per distinct answer schema (core/compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: compilers.serializer } },
   });
 
   // Bodies are validated strictly, query strings and path parameters coerced from their
-  // text form; one validator per distinct schema, compiled on first use (core/compilers.ts).
-  app.setValidatorCompiler(validatorCompiler());
+  // text form; one validator per distinct schema (core/compilers.ts).
+  app.setValidatorCompiler(compilers.validator());
+  app.addHook('onListen', () => compilers.warm(app.log));
 
   // JSON only: other media types get 415.
   app.removeContentTypeParser('text/plain');
