@@ -6,7 +6,8 @@
 // here. A step is skipped when the hash of its inputs (their files' names and contents,
 // package-lock.json among them, so an upgraded compiler rebuilds) equals the one recorded
 // in dist/.build/<step>.json after it last succeeded and its outputs are there: a start with
-// nothing changed costs one read of the sources (~0.1 s), not a build (8–30 s).
+// nothing changed costs a stat of each input (a few ms: the contents are read only when a
+// file's size, times or inode differ from those recorded with the hash), not a build (8–30 s).
 //
 // Memory: the steps run one after another, each in a process of its own that ends before
 // the next starts, and each is kept small: tsc single-threaded (its parallel checkers took
