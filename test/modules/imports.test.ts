@@ -36,7 +36,9 @@ describe('a first import', () => {
     const body = csv([['name', 'description', 'Column a', 'Column b'], ['one', 'first', 'a1', ''], ['two', '', 'a2, "quoted"', 'b2\nnext']]);
     const before = await state();
     const dry = expectStatus(await postFile(ws.projectEdit.api, ws, body, { dry_run: 'true' }), 200).json;
-    assert.deepEqual(dry, { dry_run: true, rows: 2, created: 2, updated: 0, unchanged: 0, cells: 3, price: '$0.00', balance: dry.balance, problem_count: 0, problems: [] });
+    assert.deepEqual(dry, { dry_run: true, rows: 2, created: 2, updated: 0, unchanged: 0, cells: 3, price: '$0.00', balance: dry.balance, problem_count: 0, problems: [],
+      header: [{ field: 'name', to: 'name' }, { field: 'description', to: 'description' }, { field: 'Column a', to: ws.columns.a.sid }, { field: 'Column b', to: ws.columns.b.sid }],
+    });
     assert.equal(await state(), before, 'the dry run wrote nothing');
     const run = expectStatus(await postFile(ws.projectEdit.api, ws, body), 200).json;
     assert.deepEqual({ ...run, balance: undefined }, { ...dry, dry_run: false, balance: undefined });
