@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { BASE_URL } from '../helpers/env.ts';
 import { withQuery, type Api, type Query } from '../helpers/http.ts';
 import { MESSAGES, expectDetail, expectStatus } from '../helpers/assertions.ts';
+import { inbox } from '../helpers/notifications.ts';
 import { createCell, createRow, newWorkspace, readCredits, recordPaths, setRowState, type Workspace } from '../helpers/records.ts';
 
 const importPath = (tableSid: string, query: Query) => withQuery(`/tables/row/import/table/${encodeURIComponent(tableSid)}/`, query);
@@ -65,6 +66,27 @@ describe('a first import', () => {
     const admin = await postFile(ws.admin.api, ws, body);
     assert.equal(admin.status, 403);
     assert.match(admin.json.detail, /^You are not a member of this project\./);
+  });
+});
+
+describe('mentions', () => {
+  test('a mention in an imported value notifies as a cell edit\'s does: once, when it first appears, never the author; a dry run notifies no one', async () => {
+    const w = await newWorkspace({ label: 'impm', columns: { a: 'builtinWidgetTxt', b: 'builtinWidgetTxt' }, rows: 0, allRoles: true });
+    const mentionsOf = async (api: Api) => (await inbox(api, w.org.sid)).filter((n) => / mentioned you in /.test(n.name));
+    const first = csv([['name', 'Column a'], ['Mentioned', `Look, @${w.projectView.personnel.sid} and @${w.projectAdmin.personnel.sid} (me)`]]);
+    expectStatus(await postFile(w.projectAdmin.api, w, first, { dry_run: 'true' }), 200);
+    assert.equal((await mentionsOf(w.projectView.api)).length, 0, 'a dry run notifies no one');
+    expectStatus(await postFile(w.projectAdmin.api, w, first), 200);
+    const [row] = (await state(w)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const viewed = await mentionsOf(w.projectView.api);
+    assert.deepEqual(viewed.map((n) => [n.name, n.rows, n.From.sid]), [[`${w.projectAdmin.personnel.name} mentioned you in Mentioned`, [{ sid: row.sid, name: 'Mentioned' }], w.projectAdmin.personnel.sid]]);
+    assert.match(viewed[0].body, /^In the cell of Column a of Mentioned:\n\nLook, @/);
+    assert.equal((await mentionsOf(w.projectAdmin.api)).length, 0, 'never the author');
+    // The row again by its sid: the old mention stays, a new one in another cell notifies its member alone.
+    const second = csv([['sid', 'name', 'Column a', 'Column b'], [row.sid, 'Mentioned', row.cells[w.columns.a.sid], `and @${w.projectEdit.email}`]]);
+    expectStatus(await postFile(w.projectAdmin.api, w, second), 200);
+    assert.equal((await mentionsOf(w.projectView.api)).length, 1, 'an old mention does not notify again');
+    assert.equal((await mentionsOf(w.projectEdit.api)).length, 1, 'the new one does');
   });
 });
 

@@ -9,6 +9,8 @@ import { isoTimestamp } from '../../core/sql.js';
 import { cells, rows } from '../../db/schema.js';
 import { appendVersion } from '../versions/append.js';
 import { cellEvent, emitRowChange, emitRowsCreated, type RowChange } from '../rows/live.js';
+import { mentionsIn, notifyMentions } from '../notifications/mentions.js';
+import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import type { Plan } from './plan.js';
 
 export interface WriteContext {
@@ -43,9 +45,12 @@ export async function createRows(
   })));
   const cellValues = made.flatMap(({ sid, plan }) => plan.cells.map((c) => ({
     sid: newSid(), organizationSid: w.organizationSid, rowSid: sid, columnSid: c.column.sid, widgetSid: c.column.widgetSid, data: c.data,
-    createdBy: w.userSid, updatedBy: w.userSid,
+    createdBy: w.userSid, updatedBy: w.userSid, kind: c.column.kind,
   })));
-  for (let i = 0; i < cellValues.length; i += CHUNK) await w.tx.insert(cells).values(cellValues.slice(i, i + CHUNK));
+  // A file cell names its files by sid: they are attached to the new row and listed by their descriptors, as a cell write does (files/cells.ts).
+  for (const c of cellValues) if (c.kind === FILE_KIND) c.data = await resolveFileCell(w.tx, w.organizationSid, c.rowSid, c.data);
+  const values = cellValues.map(({ kind: _kind, ...value }) => value);
+  for (let i = 0; i < values.length; i += CHUNK) await w.tx.insert(cells).values(values.slice(i, i + CHUNK));
   // One statement appends every new row's version 1 (records_append_version hashes each) and announces it.
   const appended = JSON.stringify(made.map((m, i) => ({ row_sid: m.sid, version_sid: newSid(), message: message(i) })));
   await query(w.tx, sql`
@@ -53,6 +58,9 @@ export async function createRows(
       FROM json_to_recordset(${appended}::json) AS u(row_sid text, version_sid text, message text),
            LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, u.message) v`);
   await emitRowsCreated(w.tx, made.map((m) => m.sid), w.userSid);
+  for (const { sid, plan } of made) {
+    for (const c of plan.cells) await mentions(w, { sid, name: plan.name }, c.column.name, '', c.data);
+  }
   return made.map((m) => m.sid);
 }
 
@@ -85,10 +93,23 @@ export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'up
   if (written.length) messages.push(`Changed the cells of ${plan.cells.map((c) => c.column.name).join(', ')}`);
   const version = await appendVersion(w.tx, plan.row.sid, w.userSid, `${messages.join('; ')}${VIA}`);
   if (changes.length) await emitRowChange(w.tx, { rowSid: plan.row.sid, userSid: w.userSid, version, changes });
+  for (const c of plan.cells) await mentions(w, { sid: plan.row.sid, name: plan.name ?? plan.row.name }, c.column.name, plan.row.cells[c.column.sid]?.data ?? '', c.data);
   for (const c of written) {
     await query(w.tx, sql`SELECT ${cellEvent({
       organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, version, userSid: w.userSid,
       dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
     })}`);
   }
+}
+
+/**
+ * Notifies the members an imported value mentions and the cell's data before did not, as a
+ * cell edit does (notifications/mentions.ts); a value without "@" costs no query.
+ */
+async function mentions(w: WriteContext, row: { sid: string; name: string }, columnName: string, before: string, after: string): Promise<void> {
+  const found = mentionsIn(after);
+  if (!found.sids.size && !found.emails.size) return;
+  await notifyMentions(w.tx, {
+    organizationSid: w.organizationSid, row: { ...row, project_sid: w.projectSid }, columnName, authorUserSid: w.userSid, before, after,
+  });
 }
