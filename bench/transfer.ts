@@ -24,6 +24,8 @@ const argv = process.argv.slice(2);
 const ROWS = argv.includes('--rows') ? Number(argv[argv.indexOf('--rows') + 1]) : 10_000;
 const COLUMNS = 10;
 const POSTGRES = argv.includes('--postgres');
+/** `--profile DIR`: the server's CPU profile (written when it stops, after the import and exports). */
+const PROFILE = argv.includes('--profile') ? path.resolve(argv[argv.indexOf('--profile') + 1]) : null;
 const OUT = path.join(ROOT, 'bench', 'results', POSTGRES ? 'transfer-postgres.json' : 'transfer.json');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `records_bench_transfer_${process.pid}`;
@@ -33,6 +35,19 @@ const log = (line: string) => console.log(line);
 let server: ChildProcess | null = null;
 
 function stopServer() {
+  if (server?.pid && PROFILE) {
+    // A graceful stop, so that the profile is written.
+    const pid = server.pid;
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 300; i += 1) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      execFileSync('sleep', ['0.1']);
+    }
+  }
   if (server?.pid) {
     try {
       process.kill(-server.pid, 'SIGKILL');
@@ -122,7 +137,7 @@ async function main() {
   const key = JSON.parse(cli(['create-api-key', '--email', 'bench@transfer.test', '--name', 'bench'])).key;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [path.join(ROOT, 'dist', 'server.js')], { env: { ...env, PORT: String(port) }, detached: true, stdio: 'inherit' });
+  server = spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(ROOT, 'dist', 'server.js')], { env: { ...env, PORT: String(port) }, detached: true, stdio: 'inherit' });
   for (let i = 0; ; i += 1) {
     if (await fetch(`${base}/health/`).then((r) => r.ok, () => false)) break;
     if (i > 600) throw new Error('the server did not start');
@@ -205,6 +220,8 @@ async function setBasedLimit(dataDir: string, org: string, tableSid: string, pro
 function copyLimit(org: string, tableSid: string, projectSid: string): number {
   const columns = JSON.parse(execFileSync('psql', [databaseUrl!, '-At', '-c',
     `SELECT json_agg(sid ORDER BY "order") FROM record_columns WHERE table_sid = '${tableSid}'`], { encoding: 'utf8' })) as string[];
+  // The same columns as the import's rows and cells: their creator and the rows' uids.
+  const user = execFileSync('psql', [databaseUrl!, '-At', '-c', "SELECT sid FROM users WHERE email = 'bench@transfer.test'"], { encoding: 'utf8' }).trim();
   const files = { rows: path.join(tmp, 'rows.copy'), cells: path.join(tmp, 'cells.copy'), versions: path.join(tmp, 'versions.copy') };
   const out = Object.fromEntries(Object.entries(files).map(([k, f]) => [k, fs.openSync(f, 'w')])) as Record<keyof typeof files, number>;
   const buffers = { rows: '', cells: '', versions: '' };
@@ -219,12 +236,12 @@ function copyLimit(org: string, tableSid: string, projectSid: string): number {
     const data: Record<string, string> = {};
     columns.forEach((column, n) => {
       data[column] = `value ${g}-${n} abcdef`;
-      buffers.cells += `c${String(g * 16 + n).padStart(15, '0')}\t${org}\t${row}\t${column}\tbuiltinWidgetTxt\t${data[column]}\n`;
+      buffers.cells += `c${String(g * 16 + n).padStart(15, '0')}\t${org}\t${row}\t${column}\tbuiltinWidgetTxt\t${data[column]}\t${user}\t${user}\n`;
     });
     const hash = createHash('sha256').update(row).digest('hex');
-    buffers.rows += `${row}\t${org}\t${tableSid}\t${projectSid}\trow ${g}\timported\t1\t${hash}\n`;
+    buffers.rows += `${row}\t${org}\t${tableSid}\t${projectSid}\trow ${g}\timported\t1\t${hash}\tBENCH-${String(g).padStart(7, '0')}\t${user}\t${user}\n`;
     const version = JSON.stringify({ name: `row ${g}`, description: 'imported', is_locked: false, is_archived: false, cells: data }).replace(/\\/g, '\\\\');
-    buffers.versions += `v${String(g).padStart(15, '0')}\t${org}\t${row}\t1\t${hash}\t\t${version}\tbench\t${stamp}\t${stamp}\n`;
+    buffers.versions += `v${String(g).padStart(15, '0')}\t${org}\t${row}\t1\t${hash}\t\t${version}\t${user}\t${stamp}\t${stamp}\n`;
     flush(false);
   }
   flush(true);
@@ -232,8 +249,8 @@ function copyLimit(org: string, tableSid: string, projectSid: string): number {
   const script = path.join(tmp, 'copy.sql');
   fs.writeFileSync(script, [
     'BEGIN;',
-    `\\copy record_rows (sid, organization_sid, table_sid, project_sid, name, description, version, last_hash) FROM '${files.rows}'`,
-    `\\copy cells (sid, organization_sid, row_sid, column_sid, widget_sid, data) FROM '${files.cells}'`,
+    `\\copy record_rows (sid, organization_sid, table_sid, project_sid, name, description, version, last_hash, uid, created_by, updated_by) FROM '${files.rows}'`,
+    `\\copy cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by) FROM '${files.cells}'`,
     `\\copy versions (sid, organization_sid, row_sid, version, hash, previous_hash, data, updated_by, date_created, date_updated) FROM '${files.versions}'`,
     'COMMIT;',
   ].join('\n') + '\n');
