@@ -23,6 +23,7 @@ import { registerOpenApi } from './core/openapi.js';
 import { errors } from './core/errors.js';
 import { authenticate, requestCredential } from './core/auth.js';
 import { installIdempotency } from './core/idempotency.js';
+import { installWriteTurns } from './core/write-turns.js';
 import { installMetrics } from './core/metrics.js';
 import { installRequestSpans } from './core/tracing.js';
 import { ambientTransaction } from './core/record-lock.js';
@@ -227,6 +228,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
       request.routeOptions.config?.unproven === true);
   });
   installIdempotency(app, database.db);
+  installWriteTurns(app);
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!request.url.startsWith('/docs')) {

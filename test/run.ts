@@ -102,6 +102,7 @@ async function createDatabase(): Promise<{ name: string; url: string }> {
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`); // docs/testing.md: commits do not wait for another suite's WAL
   } finally {
     await admin.end();
   }

@@ -89,23 +89,11 @@ export async function authenticate(
   if (credential.length > 512) throw errors.invalidToken();
   const keyHash = hashSecret(credential);
   const withStanding = organizationSid !== undefined && isSid(organizationSid);
-  const [row] = await query<CredentialRow & StandingRow>(db, withStanding
-    ? sql`
-    SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified, u.is_instance_admin,
-           o.sid AS organization_sid, o.name AS organization_name, p.sid AS personnel_sid,
-           p.is_administrator, p.is_archived, ${currentPersonnel.sql('p')} AS is_current
-      FROM credentials c JOIN users u ON u.sid = c.user_sid
-      LEFT JOIN organizations o ON o.sid = ${organizationSid}
-      LEFT JOIN personnel p ON p.organization_sid = o.sid AND p.user_sid = u.sid
-     WHERE c.key_hash = ${keyHash} AND u.is_active
-       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`
-    : sql`
-    SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-           c.last_used_at < now() - interval '60 seconds' AS stale, u.email_verified_at IS NOT NULL AS email_verified, u.is_instance_admin
-      FROM credentials c JOIN users u ON u.sid = c.user_sid
-     WHERE c.key_hash = ${keyHash} AND u.is_active
-       AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => ${idleMinutes}))`);
+  // db/functions/records_credential.sql: one generic plan per connection, not one per request.
+  const [row] = await query<CredentialRow & StandingRow>(db, sql`
+    SELECT f.user_sid, f.email, f.first_name, f.last_name, f.sid, f.kind, f.stale, f.email_verified, f.is_instance_admin,
+           f.organization_sid, f.organization_name, f.personnel_sid, f.is_administrator, f.is_archived, ${currentPersonnel.sql('f')} AS is_current
+      FROM records_credential(${keyHash}, ${idleMinutes}, ${withStanding ? organizationSid : null}) f`);
   if (!row) throw errors.invalidToken();
   if (!row.email_verified && !allowUnproven) throw errors.emailNotVerified();
   if (row.stale) await db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE key_hash = ${keyHash}`);

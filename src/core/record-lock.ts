@@ -72,4 +72,17 @@ export class KeyedQueue {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
+
+  /** Waits for `key`'s turn; the function returned ends it (once, however often it is called). */
+  turn(key: string): Promise<() => void> {
+    return new Promise((started) => {
+      void this.run(key, () => new Promise<void>((finished) => {
+        let ended = false;
+        started(() => {
+          if (!ended) finished();
+          ended = true;
+        });
+      }));
+    });
+  }
 }

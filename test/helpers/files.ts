@@ -149,6 +149,7 @@ export async function startSuiteServer(env: Record<string, string>): Promise<Sui
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
     await admin.connect();
     await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`); // as test/run.ts's database (docs/testing.md)
     await admin.end();
     const url = new URL(TEST_DATABASE_URL!);
     url.pathname = `/${name}`;

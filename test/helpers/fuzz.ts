@@ -3,6 +3,7 @@
 // normalizes "../" and refuses some headers), the operations of /openapi.json, and
 // values generated from their JSON schemas: valid ones and hostile ones.
 import http from 'node:http';
+import os from 'node:os';
 import { BASE_URL } from './env.ts';
 
 // ------------------------------------------------------------------- PRNG --
@@ -60,20 +61,22 @@ export interface RawAnswer {
 // A connection per request: the server closes a connection after some refusals (413,
 // 431, a bad URL), and a kept-alive socket reused just then would fail on our side.
 const agent = new http.Agent({ keepAlive: false, maxSockets: 16 });
-const TIMEOUT_MS = 5_000;
+/** No answer within 5 s on an idle machine, scaled by the load average per core at the time (as fuzz.test.ts's slow bound). */
+const timeoutMs = () => 5_000 * Math.max(1, os.loadavg()[0] / os.availableParallelism());
 
 /** Sends one request to the server under test; resolves with the answer or rejects when none came. */
 export function send(request: RawRequest, baseUrl = BASE_URL): Promise<RawAnswer> {
   const base = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const timeout = Math.round(timeoutMs());
     let settled = false;
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body !== undefined && !request.chunked) headers['content-length'] = Buffer.byteLength(request.body);
     const req = http.request({
       host: base.hostname, port: base.port, method: request.method, path: request.path, headers, agent,
       // A 1 MiB body refused with 413 may be cut off by the server: keep the answer anyway.
-      timeout: TIMEOUT_MS,
+      timeout,
     });
     let responded = false;
     let uploadFailed = '';
@@ -112,7 +115,7 @@ export function send(request: RawRequest, baseUrl = BASE_URL): Promise<RawAnswer
       settled = true;
       reject(new Error(`the connection closed without an answer${uploadFailed ? ` (sending the body failed: ${uploadFailed})` : ''}`));
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeout} ms`)));
     req.on('error', (err) => {
       if (settled) return;
       // EPIPE while uploading a refused body: the answer may still come (until the connection closes).

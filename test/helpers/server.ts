@@ -38,7 +38,7 @@ export interface ServerOptions {
   workers?: number;
   /** More environment for the server (SIGNUP_ENABLED, PUBLIC_URL …). */
   env?: Record<string, string>;
-  /** How long to wait for GET /health/ → 200. Default 60 s. */
+  /** How long to wait for GET /health/ → 200. Default 180 s (a busy two-core machine starting a fresh database took over 60). */
   startupSeconds?: number;
   /** Where the server's output goes; default server.log in a temporary folder. */
   logFile?: string;
@@ -257,7 +257,7 @@ async function launch(options: ServerOptions): Promise<RunningServer> {
     },
   };
 
-  const deadline = Date.now() + (options.startupSeconds ?? 60) * 1000;
+  const deadline = Date.now() + (options.startupSeconds ?? 180) * 1000;
   for (;;) {
     if (exited !== null) {
       const { code, signal } = exited;
@@ -326,6 +326,7 @@ export async function startFreshServer(env: Record<string, string> = {}): Promis
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`); // as test/run.ts's database (docs/testing.md)
   await admin.end();
   const url = new URL(TEST_DATABASE_URL!);
   url.pathname = `/${name}`;

@@ -9,15 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { DB_KIND, PROJECT_ROOT, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { PROJECT_ROOT } from '../helpers/env.ts';
+import { withScratchDatabase } from '../helpers/scratch-db.ts';
 
 const MIGRATIONS = path.join(PROJECT_ROOT, 'src', 'db', 'migrations');
 
@@ -32,36 +25,6 @@ function migrationsBefore(tag: string): string {
   journal.entries = journal.entries.slice(0, at);
   fs.writeFileSync(journalFile, JSON.stringify(journal));
   return dir;
-}
-
-type Run = (text: string, params?: unknown[]) => Promise<{ rows: any[] }>;
-
-/** A fresh database: `steps` run with a migrate function (to a folder) and SQL access. */
-async function withScratchDatabase(steps: (migrate: (folder: string) => Promise<void>, run: Run) => Promise<void>): Promise<void> {
-  if (DB_KIND === 'pglite') {
-    const db = new PGlite({ extensions: { pg_trgm } });
-    try {
-      await steps((folder) => migratePglite(drizzlePglite(db), { migrationsFolder: folder }), (text, params) => db.query(text, params));
-    } finally {
-      await db.close();
-    }
-    return;
-  }
-  assert.ok(TEST_DATABASE_URL);
-  const name = `records_mig_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-  try {
-    await steps((folder) => migratePg(drizzlePg(pool), { migrationsFolder: folder }), (text, params) => pool.query(text, params as unknown[]));
-  } finally {
-    await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.end();
-  }
 }
 
 describe('migration 0031: the stored addresses get their keys', () => {

@@ -7,7 +7,7 @@ import { query, type Db } from '../../db/client.js';
 import { newSid } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
 
-/** How many rows hold each organization's credits (the SQL functions of migration 0011 say 16 too). */
+/** How many rows hold each organization's credits (src/db/functions/records_debit.sql and records_credits_spread.sql say 16 too). */
 export const CREDIT_SHARDS = 16;
 
 /** The organization's balance: the sum of its shards, as last committed (an SQL expression). */

@@ -188,7 +188,7 @@ async function checkChain(
       if (v.version !== expected) problem(row, expected, `version ${expected} is missing (line ${expected} holds version ${v.version})`);
       if (v.row !== row.identifier) problem(row, expected, `version ${expected} belongs to the row ${v.row}`);
       if (v.previousHash !== previousHash) problem(row, v.version, `version ${v.version}: previousHash does not match the hash of the version before`);
-      const recomputed = versionHash({ row: v.row, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by, date_created: v.date_created });
+      const recomputed = versionHash(v);
       if (recomputed !== v.hash) problem(row, v.version, `version ${v.version}: the hash does not match its content`);
       previousHash = v.hash;
       head = v;

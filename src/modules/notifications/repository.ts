@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { notifications, personnel, users } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { runPrepared } from '../../core/prepared.js';
 
 const sender = alias(personnel, 'sender');
 const recipient = alias(personnel, 'recipient');
@@ -55,13 +56,13 @@ function select(db: Db, total?: SQL<number>) {
  * The inbox of one member: what was sent to them and not deleted
  * (notifications_recipient_inbox_idx); with `isRead`, only the read or the unread ones.
  */
-function inbox(recipientSid: string, isRead?: boolean): SQL {
-  return and(eq(notifications.recipientSid, recipientSid), eq(notifications.isDeletedByRecipient, false),
-    isRead === undefined ? undefined : eq(notifications.isRead, isRead))!;
+function inbox(recipientSid: unknown, isRead?: unknown): SQL {
+  return and(eq(notifications.recipientSid, recipientSid as string), eq(notifications.isDeletedByRecipient, false),
+    isRead === undefined ? undefined : eq(notifications.isRead, isRead as boolean))!;
 }
 
 /** The count of a member's inbox, as a query. */
-function countQuery(db: Db, recipientSid: string, isRead?: boolean) {
+function countQuery(db: Db, recipientSid: unknown, isRead?: unknown) {
   return db.select({ n: count() }).from(notifications).where(inbox(recipientSid, isRead));
 }
 
@@ -72,8 +73,16 @@ export async function countInbox(db: Db, recipientSid: string, isRead?: boolean)
 
 /** A page of a member's inbox (all, or only the read or unread ones), newest first, with its count. */
 export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number, isRead?: boolean): Promise<Counted<NotificationRow>> {
-  return counted(await select(db, totalOf(countQuery(db, recipientSid, isRead))).where(inbox(recipientSid, isRead))
-    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(limit).offset(offset) as (NotificationRow & { total: number })[]);
+  const shape = isRead === undefined ? '' : 'read';
+  return counted(await runPrepared(db, pageQuery, shape, { recipient: recipientSid, read: isRead, limit, offset }) as (NotificationRow & { total: number })[]);
+}
+
+/** The page query with its count for `shape` (core/prepared.ts): "read" filters, every value a placeholder. */
+function pageQuery(db: Db, shape: string) {
+  const recipient = sql.placeholder('recipient');
+  const isRead = shape ? sql.placeholder('read') : undefined;
+  return select(db, totalOf(countQuery(db, recipient, isRead))).where(inbox(recipient, isRead))
+    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
 export async function findNotification(db: Db, sid: string): Promise<NotificationRow | undefined> {

@@ -6,6 +6,7 @@ import { containsPattern, isoDate, isoTimestamp, personName } from '../../core/s
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { activeMember } from '../../core/rules.js';
 import { queryBool } from '../../core/schemas.js';
+import { runPrepared } from '../../core/prepared.js';
 
 const updater = alias(users, 'updater');
 
@@ -55,33 +56,50 @@ export interface PersonnelFilter {
   is_administrator?: string;
 }
 
-/** An organization's personnel, those the filter finds. */
-function inOrganization(orgSid: string, filter: PersonnelFilter): SQL {
-  const pattern = filter.search ? containsPattern(filter.search) : undefined;
+/** An organization's personnel, those the filter finds (values or placeholders: the same SQL). */
+function inOrganization(orgSid: unknown, filter: { search?: unknown; user__sid?: unknown; is_administrator?: unknown }): SQL {
   return and(
-    eq(personnel.organizationSid, orgSid),
-    pattern ? sql`((${personnel.firstName} || ' ' || ${personnel.lastName}) ILIKE ${pattern} OR ${personnel.email} ILIKE ${pattern})` : undefined,
-    filter.user__sid ? eq(personnel.userSid, filter.user__sid) : undefined,
-    filter.is_administrator !== undefined ? eq(personnel.isAdministrator, queryBool(filter.is_administrator)) : undefined,
+    eq(personnel.organizationSid, orgSid as string),
+    filter.search !== undefined
+      ? sql`((${personnel.firstName} || ' ' || ${personnel.lastName}) ILIKE ${filter.search} OR ${personnel.email} ILIKE ${filter.search})` : undefined,
+    filter.user__sid !== undefined ? eq(personnel.userSid, filter.user__sid as string) : undefined,
+    filter.is_administrator !== undefined ? eq(personnel.isAdministrator, filter.is_administrator as boolean) : undefined,
   )!;
 }
 
+/** The filter's values, by the placeholders of pagePrepared's shape. */
+function filterValues(filter: PersonnelFilter) {
+  return {
+    search: filter.search ? containsPattern(filter.search) : undefined,
+    user__sid: filter.user__sid || undefined,
+    is_administrator: filter.is_administrator !== undefined ? queryBool(filter.is_administrator) : undefined,
+  };
+}
+
 /** The count of an organization's personnel (those the filter finds), as a query. */
-function countQuery(db: Db, orgSid: string, filter: PersonnelFilter) {
+function countQuery(db: Db, orgSid: unknown, filter: Parameters<typeof inOrganization>[1]) {
   return db.select({ n: count() }).from(personnel).where(inOrganization(orgSid, filter));
 }
 
 export async function countInOrganization(db: Db, orgSid: string, filter: PersonnelFilter = {}): Promise<number> {
-  const [row] = await countQuery(db, orgSid, filter);
+  const [row] = await countQuery(db, orgSid, filterValues(filter));
   return row.n;
+}
+
+/** The page query with its count, for the filters `shape` names, every value a placeholder (core/prepared.ts). */
+function pageQuery(db: Db, shape: string) {
+  const filter = Object.fromEntries(shape.split(',').filter(Boolean).map((name) => [name, sql.placeholder(name)]));
+  return select(db, inOrganization(sql.placeholder('org'), filter), totalOf(countQuery(db, sql.placeholder('org'), filter)))
+    .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
 /** A page of an organization's personnel (those the filter finds), oldest first, with their count. */
 export async function pageInOrganization(
   db: Db, orgSid: string, limit: number, offset: number, filter: PersonnelFilter = {},
 ): Promise<Counted<PersonnelRow>> {
-  return counted(await select(db, inOrganization(orgSid, filter), totalOf(countQuery(db, orgSid, filter)))
-    .orderBy(personnel.dateCreated, personnel.sid).limit(limit).offset(offset) as (PersonnelRow & { total: number })[]);
+  const values = filterValues(filter);
+  const shape = Object.keys(values).filter((name) => values[name as keyof typeof values] !== undefined).join(',');
+  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }) as (PersonnelRow & { total: number })[]);
 }
 
 export async function findBySid(db: Db, sid: string): Promise<PersonnelRow | undefined> {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { steps, widgets, workflows } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { runPrepared } from '../../core/prepared.js';
 
 type Ref = { sid: string; name: string };
 
@@ -41,15 +42,16 @@ function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E) {
     .innerJoin(widgets, eq(widgets.sid, steps.widgetSid));
 }
 
-function where(orgSid: string, filter: StepFilter): SQL {
+/** The organization's steps the filter finds: values or placeholders, the same SQL. */
+function where(orgSid: unknown, filter: { widget__sid?: unknown; workflow__sid?: unknown }): SQL {
   return and(
-    eq(steps.organizationSid, orgSid),
-    filter.widget__sid ? eq(steps.widgetSid, filter.widget__sid) : undefined,
-    filter.workflow__sid ? eq(steps.workflowSid, filter.workflow__sid) : undefined,
+    eq(steps.organizationSid, orgSid as string),
+    filter.widget__sid ? eq(steps.widgetSid, filter.widget__sid as string) : undefined,
+    filter.workflow__sid ? eq(steps.workflowSid, filter.workflow__sid as string) : undefined,
   )!;
 }
 
-function countQuery(db: Db, orgSid: string, filter: StepFilter) {
+function countQuery(db: Db, orgSid: unknown, filter: Parameters<typeof where>[1]) {
   return db.select({ n: count() }).from(steps).where(where(orgSid, filter));
 }
 
@@ -60,9 +62,19 @@ export async function countSteps(db: Db, orgSid: string, filter: StepFilter): Pr
 
 /** A page of an organization's steps: one workflow's in order, otherwise oldest first; with their count. */
 export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<Counted<StepRecord>> {
-  const found = select(db, { total: totalOf(countQuery(db, orgSid, filter)) }).where(where(orgSid, filter));
-  const ordered = filter.workflow__sid ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
-  return counted((await ordered.limit(limit).offset(offset)) as (StepRecord & { total: number })[]);
+  const values = { widget__sid: filter.widget__sid || undefined, workflow__sid: filter.workflow__sid || undefined };
+  const shape = `${values.widget__sid ? 'widget__sid' : ''},${values.workflow__sid ? 'workflow__sid' : ''}`;
+  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }) as (StepRecord & { total: number })[]);
+}
+
+/** The page query with its count for `shape` (core/prepared.ts): the filters it names, every value a placeholder. */
+function pageQuery(db: Db, shape: string) {
+  const [widget, workflow] = shape.split(',').map((name) => (name ? sql.placeholder(name) : undefined));
+  const org = sql.placeholder('org');
+  const filter = { widget__sid: widget, workflow__sid: workflow };
+  const found = select(db, { total: totalOf(countQuery(db, org, filter)) }).where(where(org, filter));
+  const ordered = workflow ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
+  return ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
 export async function findStep(db: Db, sid: string): Promise<StepRecord | undefined> {

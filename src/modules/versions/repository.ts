@@ -5,7 +5,7 @@ import { rows, users, versions } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
-import { versionHash } from './chain.js';
+import { storedVersionHash } from './chain.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
 const previous = alias(versions, 'previous');
@@ -39,9 +39,7 @@ export interface VersionRow {
 /** Whether a stored version is intact: its hash matches its content and it links to the version before. */
 export function isValidVersion(v: Pick<VersionRow, 'row_sid' | 'version' | 'hash' | 'previousHash' | 'data' | 'updated_by_sid' | 'date_created' | 'linked_hash'>): boolean {
   const linked = v.version === 1 ? v.previousHash === '' : v.linked_hash === v.previousHash;
-  return linked && v.hash === versionHash({
-    row: v.row_sid, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by_sid, date_created: v.date_created,
-  });
+  return linked && v.hash === storedVersionHash(v);
 }
 
 function select(db: Db, personnelSid: string, total?: SQL<number>) {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
-import { versionHash } from './chain.js';
+import { storedVersionHash } from './chain.js';
 import { versionBatch } from './repository.js';
 import { createHash } from 'node:crypto';
 import { ObjectMissing, type FileStore } from '../../storage/store.js';
@@ -72,9 +72,7 @@ export async function verifyChain(db: Db, row: { sid: string; name: string }, ma
       checked += 1;
       if (v.version !== expected) fail(expected, `version ${expected} is missing (found ${v.version} next)`);
       if (v.previousHash !== previousHash) fail(v.version, 'previousHash does not match the hash of the version before');
-      const recomputed = versionHash({
-        row: v.row_sid, version: v.version, previousHash: v.previousHash, data: v.data, updated_by: v.updated_by_sid, date_created: v.date_created,
-      });
+      const recomputed = storedVersionHash(v);
       if (recomputed !== v.hash) fail(v.version, 'the hash does not match the stored content');
       if (attached.size) noteFiles(v.version, v.data, attached, carried);
       previousHash = v.hash;

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { tables, users, workflows } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { runPrepared } from '../../core/prepared.js';
 
 const creator = alias(users, 'creator');
 
@@ -35,15 +36,16 @@ function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E) {
     .leftJoin(creator, eq(creator.sid, workflows.createdBy));
 }
 
-function where(orgSid: string, tableSid?: string, isArchived?: boolean): SQL {
+/** The organization's workflows (of one table, archived or not): values or placeholders, the same SQL. */
+function where(orgSid: unknown, tableSid?: unknown, isArchived?: unknown): SQL {
   return and(
-    eq(workflows.organizationSid, orgSid),
-    tableSid ? eq(workflows.tableSid, tableSid) : undefined,
-    isArchived !== undefined ? eq(workflows.isArchived, isArchived) : undefined,
+    eq(workflows.organizationSid, orgSid as string),
+    tableSid ? eq(workflows.tableSid, tableSid as string) : undefined,
+    isArchived !== undefined ? eq(workflows.isArchived, isArchived as boolean) : undefined,
   )!;
 }
 
-function countQuery(db: Db, orgSid: string, tableSid?: string, isArchived?: boolean) {
+function countQuery(db: Db, orgSid: unknown, tableSid?: unknown, isArchived?: unknown) {
   return db.select({ n: count() }).from(workflows).where(where(orgSid, tableSid, isArchived));
 }
 
@@ -55,8 +57,16 @@ export async function countWorkflows(db: Db, orgSid: string, tableSid?: string, 
 /** A page of an organization's workflows (or those specific to one table), oldest first, with their count. */
 export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number,
   isArchived?: boolean): Promise<Counted<WorkflowRecord>> {
-  return counted(await select(db, { total: totalOf(countQuery(db, orgSid, tableSid, isArchived)) })
-    .where(where(orgSid, tableSid, isArchived)).orderBy(workflows.dateCreated, workflows.sid).limit(limit).offset(offset));
+  const shape = `${tableSid ? 'table' : ''},${isArchived === undefined ? '' : 'archived'}`;
+  return counted(await runPrepared(db, pageQuery, shape, { org: orgSid, table: tableSid || undefined, archived: isArchived, limit, offset }));
+}
+
+/** The page query with its count for `shape` (core/prepared.ts): "table" and "archived" filter, every value a placeholder. */
+function pageQuery(db: Db, shape: string) {
+  const [table, archived] = shape.split(',').map((name) => (name ? sql.placeholder(name) : undefined));
+  const org = sql.placeholder('org');
+  return select(db, { total: totalOf(countQuery(db, org, table, archived)) })
+    .where(where(org, table, archived)).orderBy(workflows.dateCreated, workflows.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
 export async function findWorkflow(db: Db, sid: string): Promise<WorkflowRecord | undefined> {
