@@ -28,7 +28,8 @@
 //                       10 parallel transfers, and a 2 GiB file with the server's RSS sampled; bench/results/files.json
 //   --import, --export  only the spreadsheets' step (bench/transfer.ts): a CSV of --rows N (default 10,000) × 10
 //                       columns imported, beside the same rows written set-based; exported as CSV and NDJSON;
-//                       the server's peak RSS; bench/results/transfer.json
+//                       the server's peak RSS; bench/results/transfer.json; with --postgres on PostgreSQL beside
+//                       a real COPY (bench/results/transfer-postgres.json)
 //   --heavy             only the heavy answers' step (bench/heavy.ts, issue 21): 32 parallel requests of each of four
 //                       lists filled to the row bound and 32 verifications, WORKERS=2 on PostgreSQL then embedded;
 //                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99 alone and in

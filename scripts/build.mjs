@@ -6,7 +6,8 @@
 // here. A step is skipped when the hash of its inputs (their files' names and contents,
 // package-lock.json among them, so an upgraded compiler rebuilds) equals the one recorded
 // in dist/.build/<step>.json after it last succeeded and its outputs are there: a start with
-// nothing changed costs one read of the sources (~0.1 s), not a build (8–30 s).
+// nothing changed costs a stat of each input (a few ms: the contents are read only when a
+// file's size, times or inode differ from those recorded with the hash), not a build (8–30 s).
 //
 // Memory: the steps run one after another, each in a process of its own that ends before
 // the next starts, and each is kept small: tsc single-threaded (its parallel checkers took
@@ -97,25 +98,61 @@ function exec(command) {
   if (result.status !== 0) throw Object.assign(new Error(`${path.basename(command[1] ?? command[0])} failed`), { exitCode: result.status ?? 1 });
 }
 
-/** The hash of the inputs: every file's relative name and contents, in a fixed order (node_modules folders left out). */
-function inputsHash(step) {
-  const hash = createHash('sha256').update(`format ${STAMP_FORMAT}\n`);
+/**
+ * The inputs as they are on disk: every file's relative name and its stat (size, times,
+ * inode), in a fixed order (node_modules folders left out), and the names that are missing.
+ */
+const walked = new Map(); // an input named by several steps (web/src, package-lock.json) is walked once
+
+function inputsOf(step) {
+  return step.inputs.flatMap((input) => {
+    if (!walked.has(input)) walked.set(input, walk(input));
+    return walked.get(input);
+  });
+}
+
+function walk(input) {
+  const entries = [];
   const add = (relative) => {
     const full = at(relative);
     let stat;
     try {
-      stat = fs.statSync(full);
+      stat = fs.statSync(full, { bigint: true });
     } catch {
-      hash.update(`missing ${relative}\n`);
+      entries.push({ relative, stat: null });
       return;
     }
     if (stat.isDirectory()) {
       for (const name of fs.readdirSync(full).sort()) if (name !== 'node_modules') add(path.posix.join(relative, name));
     } else {
-      hash.update(`file ${relative} ${stat.size}\n`).update(fs.readFileSync(full));
+      entries.push({ relative, stat });
     }
   };
-  for (const input of step.inputs) add(input);
+  add(input);
+  return entries;
+}
+
+/**
+ * What the stats say (no file read): equal to the recorded one, the files are the ones
+ * hashed last time. Modification and change times in nanoseconds with the size and inode:
+ * a write changes the modification time, and a tool that restores it (tar, rsync -t)
+ * still changes the change time.
+ */
+function statsKey(entries) {
+  const hash = createHash('sha256').update(`stats ${STAMP_FORMAT}\n`);
+  for (const { relative, stat } of entries) {
+    hash.update(stat ? `${relative} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs} ${stat.ino}\n` : `missing ${relative}\n`);
+  }
+  return hash.digest('hex');
+}
+
+/** The hash of the inputs' contents: every file's relative name, size and contents. */
+function contentsHash(entries) {
+  const hash = createHash('sha256').update(`format ${STAMP_FORMAT}\n`);
+  for (const { relative, stat } of entries) {
+    if (!stat) hash.update(`missing ${relative}\n`);
+    else hash.update(`file ${relative} ${stat.size}\n`).update(fs.readFileSync(at(relative)));
+  }
   return hash.digest('hex');
 }
 
@@ -123,28 +160,47 @@ const stampFile = (name) => at('dist', '.build', `${name}.json`);
 
 function recorded(name) {
   try {
-    return JSON.parse(fs.readFileSync(stampFile(name), 'utf8')).inputs;
+    return JSON.parse(fs.readFileSync(stampFile(name), 'utf8'));
   } catch {
     return null;
   }
 }
 
-function record(name, inputs) {
+function record(name, inputs, stats, built = new Date().toISOString()) {
   fs.mkdirSync(path.dirname(stampFile(name)), { recursive: true });
-  fs.writeFileSync(`${stampFile(name)}.tmp`, JSON.stringify({ inputs, built: new Date().toISOString() }) + '\n');
+  fs.writeFileSync(`${stampFile(name)}.tmp`, JSON.stringify({ inputs, stats, built }) + '\n');
   fs.renameSync(`${stampFile(name)}.tmp`, stampFile(name));
+}
+
+/**
+ * The step's inputs' hash, and whether it is the one recorded. The files are read only
+ * when their stats differ from those recorded with it (a start with nothing changed
+ * reads none); then, when the contents are the same after all (a checkout that touched
+ * files), the new stats are recorded so that the next start reads none either.
+ */
+function inputsNow(name, step) {
+  const entries = inputsOf(step);
+  const stats = statsKey(entries);
+  const stamp = recorded(name);
+  if (stamp && stamp.stats === stats) return { inputs: stamp.inputs, stats, same: true };
+  const inputs = contentsHash(entries);
+  const same = stamp?.inputs === inputs;
+  return { inputs, stats, same, restamp: same ? () => record(name, inputs, stats, stamp.built) : null };
 }
 
 async function build(names, force) {
   for (const name of names) {
     const step = STEPS[name];
-    const inputs = inputsHash(step);
+    const { inputs, stats, same, restamp } = inputsNow(name, step);
     const outputsThere = step.outputs.every((o) => fs.existsSync(at(o)));
-    const current = !force && !step.always?.() && outputsThere && recorded(name) === inputs;
-    if (current) continue;
+    const current = !force && !step.always?.() && outputsThere && same;
+    if (current) {
+      restamp?.();
+      continue;
+    }
     if (!fs.existsSync(at(step.tool))) {
       if (outputsThere) {
-        if (recorded(name) !== inputs && step.outputs.length) {
+        if (!same && step.outputs.length) {
           console.error(`build: ${step.what} in dist/ is kept (its sources may be newer, but the build tools are not installed)`);
         }
         continue;
@@ -161,7 +217,7 @@ async function build(names, force) {
       console.error(`build: ${step.what} failed${err.exitCode ? '' : `: ${err.message}`}`);
       process.exit(err.exitCode ?? 1);
     }
-    record(name, inputs);
+    record(name, inputs, stats);
     console.error(`build: ${step.what} built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 }

@@ -8,10 +8,14 @@
 // the node binary's pages that npm, the build steps and the server all map count once).
 // With --health it waits for URL to answer 200, notes the time, then stops the command
 // with SIGTERM (the server's graceful stop); without, it waits for the command to exit.
-// Prints the peaks, the processes alive at the RSS peak and the time to health.
+// Prints the peaks, the processes alive at the RSS peak and the time to health, with the
+// CPU time the tree had used by then (user and system, ended children included: on a
+// shared machine the wall time follows the load, the CPU time much less) and the load
+// average when the command started.
 // `/usr/bin/time -v` reports one process's peak only (the largest child's), not the sum.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 
 const args = process.argv.slice(2);
 const dash = args.indexOf('--');
@@ -76,12 +80,30 @@ function read(pid) {
   }
 }
 
+/** CPU seconds used by the tree: each process's own and that of its children it has waited for (utime, stime, cutime, cstime). */
+function cpuSeconds(root) {
+  const ticks = 100; // USER_HZ, 100 on Linux
+  let sum = 0;
+  for (const pid of tree(root)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += after.slice(11, 15).reduce((total, field) => total + Number(field), 0);
+    } catch {
+      // the process ended meanwhile (its parent's cutime has it once waited for)
+    }
+  }
+  return sum / ticks;
+}
+
+const loadAverage = os.loadavg()[0];
 const started = process.hrtime.bigint();
 const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
 const child = spawn(command[0], command.slice(1), { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
 let peakRss = { kb: 0, at: 0, processes: [] };
 let peakPss = { kb: 0, at: 0 };
 let healthyAt = null;
+let cpuAtHealth = null;
 let exited = null;
 child.on('exit', (code, signal) => { exited = { code, signal }; });
 
@@ -111,6 +133,7 @@ try {
   if (health) {
     await waitForHealth();
     healthyAt = seconds();
+    cpuAtHealth = cpuSeconds(child.pid);
     process.kill(-child.pid, 'SIGTERM');
   }
   while (!exited) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -127,6 +150,8 @@ const result = {
   command: command.join(' '),
   seconds: Number(seconds().toFixed(2)),
   seconds_to_health: healthyAt === null ? null : Number(healthyAt.toFixed(2)),
+  cpu_seconds_to_health: cpuAtHealth === null ? null : Number(cpuAtHealth.toFixed(2)),
+  load_average: Number(loadAverage.toFixed(1)),
   peak_rss_mb: mb(peakRss.kb),
   peak_rss_at_seconds: Number(peakRss.at.toFixed(2)),
   peak_pss_mb: mb(peakPss.kb),
@@ -136,6 +161,7 @@ const result = {
 if (json) console.log(JSON.stringify(result));
 else {
   console.log(`${result.command}: peak ${result.peak_rss_mb} MB RSS (${result.peak_pss_mb} MB PSS) at ${result.peak_rss_at_seconds} s`
-    + `${healthyAt === null ? '' : `; /health/ answered after ${result.seconds_to_health} s`}; ${result.seconds} s in all`);
+    + `${healthyAt === null ? '' : `; /health/ answered after ${result.seconds_to_health} s (${result.cpu_seconds_to_health} s of CPU)`}; ${result.seconds} s in all`
+    + ` (load average ${result.load_average} at the start)`);
   for (const p of result.at_peak) console.log(`  ${String(p.rss_mb).padStart(5)} MB  ${p.cmd}`);
 }

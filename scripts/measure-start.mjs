@@ -45,8 +45,10 @@ try {
     execFileSync('cp', ['-al', path.join(root, 'node_modules'), path.join(clone, 'node_modules')]);
   }
   const results = [measure('first start of a fresh clone (build included)'), measure('second start, nothing changed')];
-  console.log(`| start | peak RSS, every process | peak PSS | /health/ answered after |\n|---|---|---|---|`);
-  for (const r of results) console.log(`| ${r.label} | ${r.peak_rss_mb} MB | ${r.peak_pss_mb} MB | ${r.seconds_to_health} s |`);
+  console.log(`| start | peak RSS, every process | peak PSS | /health/ answered after | CPU time by then, every process | load average at the start |\n|---|---|---|---|---|---|`);
+  for (const r of results) {
+    console.log(`| ${r.label} | ${r.peak_rss_mb} MB | ${r.peak_pss_mb} MB | ${r.seconds_to_health} s | ${r.cpu_seconds_to_health} s | ${r.load_average} |`);
+  }
   for (const r of results) {
     console.log(`\n${r.label}: at the peak (${r.peak_rss_at_seconds} s)`);
     for (const p of r.at_peak) console.log(`  ${String(p.rss_mb).padStart(5)} MB  ${p.cmd}`);

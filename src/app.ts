@@ -1,10 +1,7 @@
 // buildApp: the one factory the server, the CLI's checks and the tests all use.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { SerializerSelector, type Serializer, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
 import cookie from '@fastify/cookie';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AppContext } from './context.js';
@@ -58,6 +55,7 @@ import { registerExports } from './modules/exports/routes.js';
 import { registerImports } from './modules/imports/routes.js';
 import { registerElnImport } from './modules/imports/eln-routes.js';
 import { errSerializer } from './core/log-redaction.js';
+import { SchemaCompilers } from './core/compilers.js';
 
 export interface BuildOptions {
   config: Config;
@@ -84,21 +82,11 @@ function redactQuery(url: string): string {
   return `${url.slice(0, at)}?${[...names.keys()].map((k) => `${k}=…`).join('&')}`;
 }
 
-/** Fastify's serializer compiler, building each distinct response schema once (fast-json-stringify's compile was ~1 s of every start). */
-const sharedSerializers: SerializerFactory = (externalSchemas, options) => {
-  const compile = SerializerSelector()(externalSchemas, options);
-  const built = new Map<string, Serializer>();
-  return (route) => {
-    const key = JSON.stringify(route.schema);
-    let serialize = built.get(key);
-    if (!serialize) built.set(key, (serialize = compile(route)));
-    return serialize;
-  };
-};
-
 /** Builds the HTTP application on a database; listening is the caller's business. */
 export async function buildApp(options: BuildOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
+  // Route schemas compile on first use and once the server listens, not before (core/compilers.ts).
+  const compilers = new SchemaCompilers();
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
@@ -132,26 +120,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     // (Node checks headersTimeout <= requestTimeout as it creates the server, before Fastify
     // sets requestTimeout: both go in here, or a timeout past Node's default 300 s fails the start.)
     http: { requestTimeout: config.requestTimeoutSeconds * 1000, headersTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
-    // One serializer per distinct answer schema (the shared error answers are on every route).
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
+    // One serializer per distinct answer schema (core/compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: compilers.serializer } },
   });
 
-  // Bodies are validated strictly (no coercion, unknown fields refused); query strings
-  // and path parameters are coerced from their text form.
-  const strict = new Ajv({ allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false });
-  const coercing = new Ajv({ allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false });
-  addFormats.default(strict);
-  addFormats.default(coercing);
-  // One validator per distinct schema: the routes repeat the same few dozen (ids, pages,
-  // levels), each route its own copy, and compiling them all again took ~0.7 s of every start.
-  const validators = new Map<string, ValidateFunction>();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
-    const key = `${httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(schema)}`;
-    let validate = validators.get(key);
-    if (!validate) validators.set(key, (validate = ajv.compile(schema)));
-    return validate;
-  });
+  // Bodies are validated strictly, query strings and path parameters coerced from their
+  // text form; one validator per distinct schema (core/compilers.ts).
+  app.setValidatorCompiler(compilers.validator());
+  app.addHook('onListen', () => compilers.warm(app.log));
 
   // JSON only: other media types get 415.
   app.removeContentTypeParser('text/plain');

@@ -291,9 +291,13 @@ export function settingTypos(env: NodeJS.ProcessEnv = process.env): Array<{ name
   for (const name of Object.keys(env)) {
     if (SETTINGS.has(name) || name.length < 4) continue;
     let best: { meant: string; d: number } | null = null;
+    const upper = name.toUpperCase();
     for (const setting of SETTINGS) {
-      const d = distance(name.toUpperCase(), setting);
-      if (d <= (setting.length >= 8 ? 2 : 1) && (!best || d < best.d)) best = { meant: setting, d };
+      const most = setting.length >= 8 ? 2 : 1;
+      // The distance is at least the difference in length: most names need no table (npm start's ~100 npm_* variables).
+      if (Math.abs(upper.length - setting.length) > most) continue;
+      const d = distance(upper, setting);
+      if (d <= most && (!best || d < best.d)) best = { meant: setting, d };
     }
     if (best) found.push({ name, meant: best.meant });
   }

@@ -516,6 +516,9 @@ export const cells = pgTable('cells', {
   index('cells_row_order_idx').on(t.rowSid, t.dateCreated, t.sid),
   // Labii's cell filters: column__sid (and __in), with data__isnull (an empty cell is Labii's null).
   index('cells_column_order_idx').on(t.columnSid, t.dateCreated, t.sid),
+  // An upsert import's key column: its lines' values find their rows by the value's md5 (a
+  // cell's data may pass a B-tree entry's size, its hash never; imports/repository.ts).
+  index('cells_column_data_md5_idx').on(t.columnSid, sql`md5(${t.data})`),
   index('cells_column_filled_idx').on(t.columnSid, t.dateCreated, t.sid).where(sql`data <> ''`),
   index('cells_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
 ]);

@@ -5,7 +5,7 @@
 // the registry logs and retries.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { query, type Db } from '../db/client.js';
@@ -42,14 +42,15 @@ export const MAIL_JOB = 'mail-delivery';
 
 export class MailWorker {
   private job: Job | null = null;
-  private readonly transport: Transporter;
-  private readonly eml: Transporter;
+  /** The SMTP transport, or the .eml writer without SMTP_URL: made for the first message (nodemailer is not loaded at start-up). */
+  private transport: Promise<Transporter> | null = null;
 
-  constructor(private readonly options: MailWorkerOptions) {
-    this.eml = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    this.transport = options.smtpUrl
-      ? nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: SEND_TIMEOUT_MS } as never)
-      : this.eml;
+  constructor(private readonly options: MailWorkerOptions) {}
+
+  private transporter(): Promise<Transporter> {
+    return (this.transport ??= import('nodemailer').then(({ default: nodemailer }) => (this.options.smtpUrl
+      ? nodemailer.createTransport({ url: this.options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: SEND_TIMEOUT_MS } as never)
+      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }))));
   }
 
   /**
@@ -107,11 +108,12 @@ export class MailWorker {
     // Every message has an HTML alternative: its own, or its text's paragraphs (mail queued before HTML was written).
     const html = mail.html ?? renderMail({ intro: mail.body.split(/\n{2,}/) }).html;
     const message = { from: this.options.mailFrom, to: mail.to_address, subject: mail.subject, text: mail.body, html, messageId: `<outbox-${mail.id}@records-service>` };
+    const transport = await this.transporter();
     try {
       if (this.options.smtpUrl) {
-        await this.transport.sendMail(message);
+        await transport.sendMail(message);
       } else {
-        const built = await this.eml.sendMail(message);
+        const built = await transport.sendMail(message);
         const dir = path.join(this.options.dataDir, 'mail');
         // Only the service's user may read them: they hold reset, invitation and proof links (purged by retention.ts).
         await fs.mkdir(dir, { recursive: true, mode: 0o700 });

@@ -14,7 +14,7 @@ import { anonymous } from '../helpers/http.ts';
 import { MESSAGES, expectDetail, expectStatus } from '../helpers/assertions.ts';
 import { cleanEnv } from '../helpers/server.ts';
 import { createCell, createRow, listVersions, newWorkspace, patchCell, recordPaths, setRowState, type Workspace } from '../helpers/records.ts';
-import { sha256, upload } from '../helpers/files.ts';
+import { multipart, sha256, upload } from '../helpers/files.ts';
 import { ELABFTW_EXAMPLE, archiveStructureErrors, metadataOf, parameterErrors, schemaErrors, unzip } from '../helpers/eln.ts';
 
 const elnPath = (projectSid: string) => `/projects/project/detail/${encodeURIComponent(projectSid)}/eln/`;
@@ -229,5 +229,52 @@ describe('importing an .eln', () => {
     assert.equal(imported[0].name, 'Gold master experiment');
     assert.ok(imported.some((r: any) => r.name === 'フルーツフライの食性に関する研究'));
     assert.ok(imported[0].description.length > 0, 'the text as the description');
+  });
+
+  test('file cells: every file the row\'s versions list goes into the archive and comes back, the same bytes and SHA-256 under new sids; both chains verify', async () => {
+    const fw = await newWorkspace({ label: 'elnf', columns: { files: 'builtinWidgetFil', text: 'builtinWidgetTxt' }, rows: 0, allRoles: false });
+    const api = fw.projectAdmin.api;
+    const row = await createRow(fw, { name: 'Gel run' });
+    const toCell = (name: string, content: Buffer, query = '') => {
+      const { body, contentType } = multipart([{ name: 'file', filename: name, content }]);
+      return api.request('POST', `/files/file/list/row/${row.sid}/detail/?column=${fw.columns.files.sid}${query}`, { rawBody: body, contentType });
+    };
+    const [old, gel, trace] = [Buffer.from('gel, first exposure'), Buffer.from('gel, second exposure'), Buffer.from('trace\n1,2\n')];
+    const first = expectStatus(await toCell('gel.png', old), 201).json;
+    expectStatus(await toCell('gel v2.png', gel, `&replace=${first.sid}`), 201);
+    expectStatus(await toCell('trace.csv', trace), 201);
+    const exported = await download(api.token!, fw.project.sid);
+    assert.equal(exported.status, 200);
+    const fileArchive = path.join(dir, 'files.eln');
+    fs.writeFileSync(fileArchive, exported.bytes);
+    const report = await cli('verify-archive', fileArchive);
+    assert.deepEqual([report.code, report.json.rows, report.json.files, report.json.problems], [0, 1, 3, []], 'the replaced file is in too: version 2 lists it');
+    const entries = await unzip(fileArchive);
+    const held = [...entries.entries()].filter(([name]) => name.includes(`/rows/${row.sid}/`) && !name.endsWith('versions.ndjson')).map(([, bytes]) => sha256(bytes)).sort();
+    assert.deepEqual(held, [old, gel, trace].map(sha256).sort());
+
+    const copy = expectStatus(await fw.admin.api.post(recordPaths.projectList(fw.org.sid), { name: 'Files copy' }), 201).json;
+    expectStatus(await fw.admin.api.post(recordPaths.memberList(copy.sid), { personnel: fw.projectAdmin.personnel.sid, permission: 'admin' }), 201);
+    const res = await postEln(api, copy.sid, fw.table.sid, exported.bytes);
+    expectStatus(res, 200);
+    assert.deepEqual([res.json.created, res.json.files], [1, 3]);
+    const ndjson = async (projectSid: string) => JSON.parse(expectStatus(await api.get(`/tables/row/export/table/${fw.table.sid}/?format=ndjson&project__sid=${projectSid}`), 200).text.trim());
+    const [source, imported] = [await ndjson(fw.project.sid), await ndjson(copy.sid)];
+    const listed = (r: any) => JSON.parse(r.cells[fw.columns.files.sid]) as any[];
+    const same = (f: any) => [f.name, f.size, f.media_type, f.sha256];
+    assert.deepEqual(listed(imported).map(same), listed(source).map(same), 'the same files, in the same order, with the same hashes');
+    assert.deepEqual(listed(source).map((f) => f.sha256), [sha256(gel), sha256(trace)]);
+    for (const [i, f] of listed(imported).entries()) {
+      assert.notEqual(f.sid, listed(source)[i].sid, 'a new file of the organization');
+      const bytes = await fetch(`${BASE_URL}/files/file/download/${f.sid}/`, { headers: { token: api.token! } });
+      assert.equal(sha256(Buffer.from(await bytes.arrayBuffer())), f.sha256);
+    }
+    // The new row's chain verifies, its files' bytes included; so does the copy's own archive.
+    const verified = expectStatus(await api.get(`/tables/row/detail/${imported.sid}/verify/`), 200).json;
+    assert.equal(verified.is_valid, true);
+    const again = path.join(dir, 'files-copy.eln');
+    fs.writeFileSync(again, (await download(api.token!, copy.sid)).bytes);
+    const copied = await cli('verify-archive', again);
+    assert.deepEqual([copied.code, copied.json.files, copied.json.is_valid], [0, 2, true]);
   });
 });

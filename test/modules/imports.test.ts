@@ -3,11 +3,17 @@
 // problem by line and column (50 planted problems of 10 kinds, exactly), upsert by sid or a
 // column, one version a changed line and none for an unchanged one, all or nothing, the price
 // and the credits, Idempotency-Key and progress; and the round trip with the export.
-import { before, describe, test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL } from '../helpers/env.ts';
+import { BASE_URL, DB_KIND } from '../helpers/env.ts';
+import { behindTheApi } from '../helpers/behind.ts';
+import { startServer, type RunningServer } from '../helpers/server.ts';
 import { withQuery, type Api, type Query } from '../helpers/http.ts';
 import { MESSAGES, expectDetail, expectStatus } from '../helpers/assertions.ts';
+import { inbox } from '../helpers/notifications.ts';
 import { createCell, createRow, newWorkspace, readCredits, recordPaths, setRowState, type Workspace } from '../helpers/records.ts';
 
 const importPath = (tableSid: string, query: Query) => withQuery(`/tables/row/import/table/${encodeURIComponent(tableSid)}/`, query);
@@ -36,7 +42,9 @@ describe('a first import', () => {
     const body = csv([['name', 'description', 'Column a', 'Column b'], ['one', 'first', 'a1', ''], ['two', '', 'a2, "quoted"', 'b2\nnext']]);
     const before = await state();
     const dry = expectStatus(await postFile(ws.projectEdit.api, ws, body, { dry_run: 'true' }), 200).json;
-    assert.deepEqual(dry, { dry_run: true, rows: 2, created: 2, updated: 0, unchanged: 0, cells: 3, price: '$0.00', balance: dry.balance, problem_count: 0, problems: [] });
+    assert.deepEqual(dry, { dry_run: true, rows: 2, created: 2, updated: 0, unchanged: 0, cells: 3, price: '$0.00', balance: dry.balance, problem_count: 0, problems: [],
+      header: [{ field: 'name', to: 'name' }, { field: 'description', to: 'description' }, { field: 'Column a', to: ws.columns.a.sid }, { field: 'Column b', to: ws.columns.b.sid }],
+    });
     assert.equal(await state(), before, 'the dry run wrote nothing');
     const run = expectStatus(await postFile(ws.projectEdit.api, ws, body), 200).json;
     assert.deepEqual({ ...run, balance: undefined }, { ...dry, dry_run: false, balance: undefined });
@@ -63,6 +71,27 @@ describe('a first import', () => {
     const admin = await postFile(ws.admin.api, ws, body);
     assert.equal(admin.status, 403);
     assert.match(admin.json.detail, /^You are not a member of this project\./);
+  });
+});
+
+describe('mentions', () => {
+  test('a mention in an imported value notifies as a cell edit\'s does: once, when it first appears, never the author; a dry run notifies no one', async () => {
+    const w = await newWorkspace({ label: 'impm', columns: { a: 'builtinWidgetTxt', b: 'builtinWidgetTxt' }, rows: 0, allRoles: true });
+    const mentionsOf = async (api: Api) => (await inbox(api, w.org.sid)).filter((n) => / mentioned you in /.test(n.name));
+    const first = csv([['name', 'Column a'], ['Mentioned', `Look, @${w.projectView.personnel.sid} and @${w.projectAdmin.personnel.sid} (me)`]]);
+    expectStatus(await postFile(w.projectAdmin.api, w, first, { dry_run: 'true' }), 200);
+    assert.equal((await mentionsOf(w.projectView.api)).length, 0, 'a dry run notifies no one');
+    expectStatus(await postFile(w.projectAdmin.api, w, first), 200);
+    const [row] = (await state(w)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const viewed = await mentionsOf(w.projectView.api);
+    assert.deepEqual(viewed.map((n) => [n.name, n.rows, n.From.sid]), [[`${w.projectAdmin.personnel.name} mentioned you in Mentioned`, [{ sid: row.sid, name: 'Mentioned' }], w.projectAdmin.personnel.sid]]);
+    assert.match(viewed[0].body, /^In the cell of Column a of Mentioned:\n\nLook, @/);
+    assert.equal((await mentionsOf(w.projectAdmin.api)).length, 0, 'never the author');
+    // The row again by its sid: the old mention stays, a new one in another cell notifies its member alone.
+    const second = csv([['sid', 'name', 'Column a', 'Column b'], [row.sid, 'Mentioned', row.cells[w.columns.a.sid], `and @${w.projectEdit.email}`]]);
+    expectStatus(await postFile(w.projectAdmin.api, w, second), 200);
+    assert.equal((await mentionsOf(w.projectView.api)).length, 1, 'an old mention does not notify again');
+    assert.equal((await mentionsOf(w.projectEdit.api)).length, 1, 'the new one does');
   });
 });
 
@@ -198,6 +227,28 @@ describe('upsert, idempotency, progress', () => {
     assert.deepEqual(rows.map((r) => [r.name, r.version, r.cells[w.columns.v.sid]]), [['one', 1, '1'], ['two', 2, '2 again'], ['three', 1, '3']]);
   });
 
+  test('rows in several projects: a row whose other project is the import\'s is matched (by sid and by a column); a row of another project alone is not', async () => {
+    const w = await newWorkspace({ label: 'impmp', columns: { code: 'builtinWidgetTxt', v: 'builtinWidgetTxt' }, rows: 0, allRoles: false });
+    const elsewhere = expectStatus(await w.admin.api.post(recordPaths.projectList(w.org.sid), { name: 'Elsewhere' }), 201).json;
+    expectStatus(await w.admin.api.post(recordPaths.memberList(elsewhere.sid), { personnel: w.projectAdmin.personnel.sid, permission: 'admin' }), 201);
+    const post = (projects: string[], name: string) => w.projectAdmin.api.post(recordPaths.rowList(w.org.sid, 'detail', { table__sid: w.table.sid }), {
+      name, projects: projects.map((sid) => ({ sid })),
+    });
+    // Both first in another project; `shared` is in the import's project too.
+    const shared = expectStatus(await post([elsewhere.sid, w.project.sid], 'shared'), 201).json;
+    const alone = expectStatus(await post([elsewhere.sid], 'alone'), 201).json;
+    for (const [row, code] of [[shared, 'K-1'], [alone, 'K-2']] as const) await createCell(w.projectAdmin.api, w.org.sid, row.sid, w.columns.code.sid, code);
+    const bySid = await postFile(w.projectAdmin.api, w, csv([['sid', 'name', 'Column v'], [shared.sid, 'shared', 'by sid'], [alone.sid, 'alone', 'no']]), { dry_run: 'true' });
+    assert.deepEqual(expectStatus(bySid, 200).json.problems, [{ line: 3, column: 'sid', problem: `No row with sid ${alone.sid} in this table and project.` }]);
+    const byCode = expectStatus(await postFile(w.projectAdmin.api, w, csv([['Column code', 'name', 'Column v'], ['K-1', 'shared', 'by code'], ['K-2', 'new', 'new']]), { key: 'Column code' }), 200).json;
+    assert.deepEqual([byCode.updated, byCode.created], [1, 1]);
+    const rows = (await state(w)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.deepEqual(rows.map((r) => [r.sid === shared.sid ? 'shared' : r.sid === alone.sid ? 'alone' : 'made', r.name, r.version, r.cells[w.columns.v.sid]]), [
+      ['shared', 'shared', 3, 'by code'],
+      ['made', 'new', 1, 'new'],
+    ], 'the row of the other project alone is neither listed nor changed');
+  });
+
   test('Idempotency-Key: a retry gets the first answer and writes nothing more; the progress says done', async () => {
     const w = await newWorkspace({ label: 'impidem', rows: 0, allRoles: false });
     const body = csv([['name'], ['once']]);
@@ -227,5 +278,44 @@ describe('across batches', () => {
     // Re-imported onto its rows: every line unchanged, across the batches too.
     const again = expectStatus(await postFile(w.projectAdmin.api, w, `${exported.join('\n')}\n`), 200).json;
     assert.deepEqual([again.unchanged, again.updated, again.created], [1203, 0, 0]);
+  });
+});
+
+describe('an index behind the key', () => {
+  let own: RunningServer | null = null;
+  let dataDir = '';
+  before(async () => {
+    if (DB_KIND !== 'pglite') return;
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-import-key-'));
+    own = await startServer({ databaseUrl: null, dataDir });
+  });
+  after(async () => {
+    await own?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("a key column's values find their cells through cells_column_data_md5_idx, not by reading the column", async () => {
+    let plan = '';
+    own = await behindTheApi(own, async (run) => {
+      // A key column of 5,000 cells (planted without their rows: the foreign keys' triggers are
+      // off for this transaction, which is rolled back), so the planner weighs real figures.
+      await run('BEGIN');
+      try {
+        await run('SET LOCAL session_replication_role = replica');
+        await run(`INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data)
+                   SELECT 'keycell' || lpad(i::text, 9, '0'), 'someOrgSid000000', 'someRowSid' || i, 'someColumnSid000', 'builtinWidgetTxt', 'K-' || i
+                     FROM generate_series(1, 5000) i`);
+        await run('ANALYZE cells');
+        // The key's condition as imports/repository.ts writes it.
+        const explained = await run(
+          'EXPLAIN SELECT c.row_sid FROM cells c WHERE c.column_sid = $1 AND md5(c.data) IN (md5($2), md5($3)) AND c.data IN ($2, $3)',
+          ['someColumnSid000', 'K-1', 'K-2'],
+        );
+        plan = explained.rows.map((r: any) => r['QUERY PLAN']).join('\n');
+      } finally {
+        await run('ROLLBACK');
+      }
+    });
+    assert.match(plan, /cells_column_data_md5_idx/, plan);
   });
 });

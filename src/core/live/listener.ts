@@ -3,7 +3,7 @@
 // notifications), kept up with back-off when it is lost; on PGlite the embedded database's
 // own listen. Each channel's payloads go to its `hear`; after a lost connection is back,
 // each channel's `onReconnect` learns since when events may have been missed.
-import pg from 'pg';
+import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
 import { safeMessage } from '../log-redaction.js';
@@ -75,6 +75,9 @@ export class LiveListener {
   private async connect(): Promise<void> {
     const { databaseUrl, log } = this.options;
     if (this.stopped || !databaseUrl) return;
+    // pg is loaded with the PostgreSQL handle (db/postgres.ts), never on the embedded database.
+    const { default: pg } = await import('pg');
+    if (this.stopped) return;
     const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 });
     const lost = (err?: Error) => {
       if (this.client !== client) return;

@@ -61,14 +61,23 @@ export interface ElnFile {
   date_created: string;
 }
 
-/** The organization's files a cell of these rows names by sid (files are attached to a row by a cell that holds their sid). */
+/**
+ * The files of these rows: every file ever attached to a row (a file cell lists it now or
+ * did in an older version: docs/files.md), and the organization's files a cell names by sid
+ * (files named in a text cell before file cells existed).
+ */
 export async function filesOf(db: Db, organizationSid: string, rowSids: string[]): Promise<ElnFile[]> {
   if (!rowSids.length) return [];
+  const list = sql.join(rowSids.map((s) => sql`${s}`), sql`, `);
+  const described = sql`f.sha256, f.size::float8 AS size, f.media_type, f.name, ${isoTimestamp(sql`f.date_created`)} AS date_created`;
   return query<ElnFile>(db, sql`
-    SELECT DISTINCT c.row_sid, f.sid, f.sha256, f.size::float8 AS size, f.media_type, f.name, ${isoTimestamp(sql`f.date_created`)} AS date_created
-      FROM cells c JOIN ${files} f ON f.sid = c.data AND f.organization_sid = ${organizationSid}
-     WHERE c.row_sid IN (${sql.join(rowSids.map((s) => sql`${s}`), sql`, `)})
-     ORDER BY c.row_sid, f.sid`);
+    SELECT row_sid, sid, sha256, size, media_type, name, date_created FROM (
+      SELECT f.row_sid, f.sid, ${described} FROM ${files} f WHERE f.row_sid IN (${list})
+      UNION
+      SELECT c.row_sid, f.sid, ${described}
+        FROM cells c JOIN ${files} f ON f.sid = c.data AND f.organization_sid = ${organizationSid}
+       WHERE c.row_sid IN (${list})) found
+     ORDER BY row_sid, sid`);
 }
 
 export interface ElnTable {

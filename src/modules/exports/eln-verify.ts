@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { versionHash } from '../versions/chain.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { METADATA_FILE, ROW_GENRE, VERSIONS_FILE, type Node } from './eln-format.js';
@@ -38,9 +38,11 @@ export class MissingEntry extends Error {
 export class Archive {
   private constructor(private readonly zip: yauzl.ZipFile, readonly entries: Map<string, yauzl.Entry>) {}
 
-  static open(file: string): Promise<Archive> {
+  static async open(file: string): Promise<Archive> {
+    // yauzl is imported on the first archive read, not at start-up.
+    const { default: yauzlModule } = await import('yauzl');
     return new Promise((resolve, reject) => {
-      yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => {
+      yauzlModule.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => {
         if (err) return reject(err);
         const entries = new Map<string, yauzl.Entry>();
         zip.on('entry', (e: yauzl.Entry) => {

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import yazl from 'yazl';
+import type yazl from 'yazl';
 import type { Db } from '../../db/client.js';
 import type { FileStore } from '../../storage/store.js';
 import {
@@ -49,8 +49,10 @@ class Spool {
 
 /** The archive as a stream; its temporary files are removed when it ends or fails. */
 export async function elnStream(source: ElnSource): Promise<Readable> {
+  // yazl is imported on the first export, not at start-up.
+  const { ZipFile } = (await import('yazl')).default;
   const dir = await mkdtemp(path.join(tmpdir(), 'records-eln-'));
-  const zip = new yazl.ZipFile();
+  const zip = new ZipFile();
   const out = new PassThrough();
   zip.outputStream.pipe(out);
   const fail = (err: Error) => out.destroy(err);

@@ -16,9 +16,9 @@
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Server } from '@tus/server';
-import { FileStore as TusFileStore } from '@tus/file-store';
-import { NodeRequest } from 'srvx/node';
+import type { Server } from '@tus/server';
+import type { FileStore as TusFileStore } from '@tus/file-store';
+import type { NodeRequest } from 'srvx/node';
 import type { AppContext } from '../../context.js';
 import type { Membership } from '../../core/access.js';
 import type { Actor } from '../../core/auth.js';
@@ -56,25 +56,37 @@ function nameOf(metadata: Record<string, string | null> | undefined): string | n
   return metadata?.filename ?? metadata?.name ?? null;
 }
 
+/** @tus/server and its store, made on first use (their modules are not loaded at start-up). */
+interface Tus {
+  datastore: TusFileStore;
+  server: Server;
+  NodeRequest: typeof NodeRequest;
+}
+
 export class ResumableUploads {
-  readonly datastore: TusFileStore;
-  readonly server: Server;
+  private loaded: Promise<Tus> | null = null;
   private readonly callers = new WeakMap<IncomingMessage, Caller>();
 
-  constructor(private readonly ctx: AppContext) {
-    this.datastore = new TusFileStore({
-      directory: path.join(ctx.files.config.dir, 'resumable'),
-      expirationPeriodInMilliseconds: ctx.files.config.resumableHours * 3600 * 1000,
-    });
-    this.server = new Server({
-      path: '/files/upload',
-      datastore: this.datastore,
-      relativeLocation: true,
-      generateUrl: (_req, { id }) => `/files/upload/detail/${id}/`,
-      getFileIdFromRequest: (_req, last) => (last && ID.test(last) ? last : undefined),
-      onUploadCreate: (req, upload) => this.onCreate(req, upload),
-      onUploadFinish: (req, upload) => this.onFinish(req, upload),
-    });
+  constructor(private readonly ctx: AppContext) {}
+
+  private tus(): Promise<Tus> {
+    return (this.loaded ??= (async () => {
+      const [{ Server }, { FileStore }, { NodeRequest }] = await Promise.all([import('@tus/server'), import('@tus/file-store'), import('srvx/node')]);
+      const datastore = new FileStore({
+        directory: path.join(this.ctx.files.config.dir, 'resumable'),
+        expirationPeriodInMilliseconds: this.ctx.files.config.resumableHours * 3600 * 1000,
+      });
+      const server = new Server({
+        path: '/files/upload',
+        datastore,
+        relativeLocation: true,
+        generateUrl: (_req, { id }) => `/files/upload/detail/${id}/`,
+        getFileIdFromRequest: (_req, last) => (last && ID.test(last) ? last : undefined),
+        onUploadCreate: (req, upload) => this.onCreate(req, upload),
+        onUploadFinish: (req, upload) => this.onFinish(req, upload, datastore),
+      });
+      return { datastore, server, NodeRequest };
+    })());
   }
 
   private callerOf(req: unknown): Caller {
@@ -101,12 +113,12 @@ export class ResumableUploads {
     return { metadata: { ...upload.metadata, [OWNER]: caller.userSid, [ORGANIZATION]: caller.membership.organizationSid } };
   }
 
-  private async onFinish(req: unknown, upload: { id: string; size?: number; metadata?: Record<string, string | null> }) {
+  private async onFinish(req: unknown, upload: { id: string; size?: number; metadata?: Record<string, string | null> }, datastore: TusFileStore) {
     const caller = this.callerOf(req);
     caller.finished = upload.id;
     try {
       const limits = await uploadLimits(this.ctx, caller.membership.organizationSid, upload.size);
-      const received = await receive(this.datastore.read(upload.id), this.ctx.files.store, this.ctx.files.clamd, limits);
+      const received = await receive(datastore.read(upload.id), this.ctx.files.store, this.ctx.files.clamd, limits);
       // Checked again at the end: the row's state or the caller's role may have changed meanwhile.
       const target = await rowTargetOf(this.ctx, caller.actor, caller.membership.organizationSid, upload.metadata);
       const row = await commitFile(this.ctx, caller.membership, nameOf(upload.metadata)!, received, target && attachTo(this.ctx, caller.actor, target));
@@ -126,18 +138,20 @@ export class ResumableUploads {
    */
   async ownedBy(id: string, userSid: string): Promise<string> {
     if (!ID.test(id)) throw errors.notFound();
-    const upload = await this.datastore.getUpload(id).catch(() => null);
+    const { datastore } = await this.tus();
+    const upload = await datastore.getUpload(id).catch(() => null);
     if (!upload || upload.metadata?.[OWNER] !== userSid || !upload.metadata?.[ORGANIZATION]) throw errors.notFound();
     return upload.metadata[ORGANIZATION]!;
   }
 
   /** Hands an authenticated request to @tus/server and sends its answer, errors in the API's {"detail"} body. */
   async handle(request: FastifyRequest, reply: FastifyReply, caller: Caller) {
+    const { datastore, server, NodeRequest } = await this.tus();
     this.callers.set(request.raw, caller);
-    const response = await this.server.handleWeb(new NodeRequest({ req: request.raw, res: reply.raw }));
+    const response = await server.handleWeb(new NodeRequest({ req: request.raw, res: reply.raw }));
     // Whole, the upload is a file now or refused for good: its parts are not kept (not
     // before @tus/server has answered: it reads the upload once more after onUploadFinish).
-    if (caller.finished) await this.datastore.remove(caller.finished).catch(() => {});
+    if (caller.finished) await datastore.remove(caller.finished).catch(() => {});
     reply.code(response.status);
     response.headers.forEach((value, name) => {
       if (name !== 'content-length' && name !== 'content-type') reply.header(name, value);
@@ -157,7 +171,7 @@ export class ResumableUploads {
   }
 
   /** Deletes unfinished uploads past FILES_RESUMABLE_HOURS; returns how many. */
-  cleanUpExpired(): Promise<number> {
-    return this.server.cleanUpExpiredUploads();
+  async cleanUpExpired(): Promise<number> {
+    return (await this.tus()).server.cleanUpExpiredUploads();
   }
 }

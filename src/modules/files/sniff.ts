@@ -4,7 +4,6 @@
 // they are told here by the WHATWG MIME Sniffing standard's patterns for HTML and XML
 // (https://mimesniff.spec.whatwg.org/#identifying-a-resource-with-an-unknown-mime-type).
 // Anything else is text/plain when it holds no binary bytes, else application/octet-stream.
-import { fileTypeFromBuffer } from 'file-type';
 
 /** How many of a file's first bytes the sniff reads (file-type's own sample size). */
 export const SNIFF_BYTES = 4100;
@@ -34,6 +33,8 @@ function textType(head: Buffer): string {
 /** The media type of a file whose first bytes are `head` (at most SNIFF_BYTES of them). */
 export async function sniffMediaType(head: Buffer): Promise<string> {
   if (head.length === 0) return 'application/octet-stream';
+  // file-type is imported on the first upload, not at start-up.
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   // file-type names any XML application/xml: SVG among it is told apart here.
   if (!found || found.mime === 'application/xml' || found.mime === 'text/xml') return textType(head);

@@ -17,6 +17,7 @@ import { ROW_GENRE, VERSIONS_FILE, type Node } from '../exports/eln-format.js';
 import { balanceCents, importColumns } from './repository.js';
 import { LIMITS, type ImportColumn, type Plan } from './plan.js';
 import { createRows } from './write.js';
+import { FILE_KIND, filesOfCellData } from '../files/cells.js';
 
 export interface ElnImportSummary {
   created: number;
@@ -70,6 +71,7 @@ export async function importEln(
         else unmapped.add(String(property.propertyID ?? property['@id']));
       }
       const attached: string[] = [];
+      const renamed = new Map<string, string>();
       for (const part of ids(node.hasPart).map((id) => graph.get(id)).filter((n): n is Node => !!n && [n['@type']].flat().includes('File'))) {
         if (ours && part.name === VERSIONS_FILE) continue;
         const stream = await archive.stream(`${root}/${part['@id'].replace(/^\.\//, '')}`).catch((err: Error) => {
@@ -82,10 +84,23 @@ export async function importEln(
         made.push(stored.sid);
         filesCount += 1;
         attached.push(stored.sid);
+        if (typeof part.identifier === 'string') renamed.set(part.identifier, stored.sid);
         // Our cells name files by sid: they name the new file now.
         for (const cell of cells.values()) if (part.identifier && cell.data === part.identifier) cell.data = stored.sid;
       }
-      if (!ours && attached.length && filesColumn) cells.set(filesColumn.sid, { column: filesColumn, data: attached.join('\n') });
+      // A file cell lists its files' descriptors: it names the archive's copies now (the same bytes and SHA-256, new sids).
+      for (const cell of cells.values()) {
+        if (cell.column.kind !== FILE_KIND) continue;
+        const sids = filesOfCellData(cell.data).map((f) => {
+          const now = renamed.get(f.sid);
+          if (!now) throw errors.fields({ file: [`The row ${String(node.identifier ?? node['@id'])}'s cell of ${cell.column.name} lists the file ${f.name} (${f.sid}), which the archive does not hold.`] });
+          return now;
+        });
+        cell.data = sids.length ? JSON.stringify(sids) : '';
+      }
+      if (!ours && attached.length && filesColumn) {
+        cells.set(filesColumn.sid, { column: filesColumn, data: filesColumn.kind === FILE_KIND ? JSON.stringify(attached) : attached.join('\n') });
+      }
       const text = typeof node.description === 'string' ? node.description : typeof node.text === 'string' ? node.text : '';
       const written = [...cells.values()].filter((c) => c.data !== '').map((c) => ({ ...c, data: c.data.slice(0, LIMITS.data) }));
       const name = (String(node.name ?? '').trim() || 'Untitled').slice(0, LIMITS.name);

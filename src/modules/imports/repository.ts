@@ -1,6 +1,8 @@
 // What an import reads: the table's columns with their widgets, and the rows its lines name
 // (by sid or by a key column's value) with their cells, a batch of lines at a time.
+import { createHash } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
+import { inProject } from '../rows/filters.js';
 import { query, type Db } from '../../db/client.js';
 import { columns, widgets } from '../../db/schema.js';
 import type { CellColumn } from '../cells/write.js';
@@ -28,8 +30,10 @@ export interface ExistingRow {
 }
 
 /**
- * The rows of the table and project that `keys` name: by sid, or (with `keyColumn`) by that
- * column's data (the oldest row when several share it). `lock`: FOR UPDATE, in sid order.
+ * The rows of the table in the project (their first project or another, rows/filters.ts)
+ * that `keys` name: by sid, or (with `keyColumn`) by that column's data — the oldest row
+ * when several share it — found through cells_column_data_md5_idx by the values' md5, not
+ * by reading the column's cells. `lock`: FOR UPDATE, in sid order.
  */
 export async function existingRows(
   db: Db, tableSid: string, projectSid: string, keys: string[], keyColumn: string | null, lock: boolean,
@@ -37,19 +41,23 @@ export async function existingRows(
   const found = new Map<string, ExistingRow>();
   if (!keys.length) return found;
   const list = sql.join(keys.map((k) => sql`${k}`), sql`, `);
-  const match = keyColumn
-    ? sql`r.sid IN (SELECT DISTINCT ON (c.data) c.row_sid FROM cells c JOIN record_rows r2 ON r2.sid = c.row_sid
-                      WHERE c.column_sid = ${keyColumn} AND c.data IN (${list}) AND r2.table_sid = ${tableSid} AND r2.project_sid = ${projectSid}
-                      ORDER BY c.data, r2.date_created, r2.sid)`
-    : sql`r.sid IN (${list})`;
+  const hashes = sql.join(keys.map((k) => sql`${createHash('md5').update(k, 'utf8').digest('hex')}`), sql`, `);
+  const keyed = keyColumn ? sql`
+    WITH keyed AS (
+      SELECT DISTINCT ON (c.data) c.row_sid, c.data AS key
+        FROM cells c JOIN record_rows ON record_rows.sid = c.row_sid
+       WHERE c.column_sid = ${keyColumn} AND md5(c.data) IN (${hashes}) AND c.data IN (${list})
+         AND record_rows.table_sid = ${tableSid} AND ${inProject(projectSid)}
+       ORDER BY c.data, record_rows.date_created, record_rows.sid)` : sql``;
   const rows = await query<Omit<ExistingRow, 'cells'> & { cells: Record<string, { sid: string; data: string }> | null }>(db, sql`
-    SELECT r.sid, r.name, r.description, r.is_locked, r.is_archived,
-           (SELECT json_object_agg(c.column_sid, json_build_object('sid', c.sid, 'data', c.data)) FROM cells c WHERE c.row_sid = r.sid) AS cells,
-           ${keyColumn ? sql`(SELECT c.data FROM cells c WHERE c.row_sid = r.sid AND c.column_sid = ${keyColumn})` : sql`NULL::text`} AS key
-      FROM record_rows r
-     WHERE ${match} AND r.table_sid = ${tableSid} AND r.project_sid = ${projectSid}
-     ORDER BY r.sid
-     ${lock ? sql`FOR UPDATE OF r` : sql``}`);
+    ${keyed}
+    SELECT record_rows.sid, record_rows.name, record_rows.description, record_rows.is_locked, record_rows.is_archived,
+           (SELECT json_object_agg(c.column_sid, json_build_object('sid', c.sid, 'data', c.data)) FROM cells c WHERE c.row_sid = record_rows.sid) AS cells,
+           ${keyColumn ? sql`keyed.key` : sql`NULL::text`} AS key
+      FROM record_rows ${keyColumn ? sql`JOIN keyed ON keyed.row_sid = record_rows.sid` : sql``}
+     WHERE ${keyColumn ? sql`true` : sql`record_rows.sid IN (${list})`} AND record_rows.table_sid = ${tableSid} AND ${inProject(projectSid)}
+     ORDER BY record_rows.sid
+     ${lock ? sql`FOR UPDATE OF record_rows` : sql``}`);
   for (const r of rows) found.set(keyColumn ? r.key! : r.sid, { ...r, cells: r.cells ?? {} });
   return found;
 }

@@ -27,6 +27,10 @@ export const ImportSummary = Type.Object({
   balance: Type.String({ description: "the organization's credits before the import" }),
   problem_count: Type.Integer(),
   problems: Type.Array(Problem, { description: 'every problem, by line and column (at most 10,000)' }),
+  header: Type.Array(Type.Object({
+    field: Type.String({ description: 'the header field, as in the file' }),
+    to: Nullable(Type.String(), 'sid, name, description or a column\'s sid; null: left out (by the mapping, or unknown)'),
+  }), { description: "the file's header and where each field goes: the mapping the import used" }),
 }, { title: 'ImportSummary' });
 
 export const ImportProgress = Type.Object({

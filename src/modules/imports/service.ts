@@ -47,6 +47,8 @@ export interface ImportSummary {
   balance: string;
   problem_count: number;
   problems: Problem[];
+  /** Where each header field went: a row field, a column's sid, or null (left out). */
+  header: { field: string; to: string | null }[];
 }
 
 /** The file's lines in batches, after its header. */
@@ -105,7 +107,7 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
   const columns = await importColumns(job.db, job.tableSid);
   const problems: Problem[] = [];
   const summary: ImportSummary = {
-    dry_run: job.dryRun, rows: 0, created: 0, updated: 0, unchanged: 0, cells: 0, price: '$0.00', balance: '$0.00', problem_count: 0, problems: [],
+    dry_run: job.dryRun, rows: 0, created: 0, updated: 0, unchanged: 0, cells: 0, price: '$0.00', balance: '$0.00', problem_count: 0, problems: [], header: [],
   };
   let mapping: Mapping | null = null;
   const onHeader = (header: string[]) => {
@@ -125,6 +127,11 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
     await job.progress(summary.rows, null, 'checking');
   }
   if (!mapping) onHeader([]);
+  const mapped: Mapping = mapping!;
+  summary.header = mapped.header.map((field, i) => {
+    const target = mapped.targets[i];
+    return { field, to: !target ? null : 'field' in target ? target.field : target.column.sid };
+  });
   const balance = await balanceCents(job.db, job.organizationSid);
   summary.price = formatMoney((cents / 100).toFixed(2));
   summary.balance = formatMoney((balance / 100).toFixed(2));

@@ -9,6 +9,8 @@ import { isoTimestamp } from '../../core/sql.js';
 import { cells, rows } from '../../db/schema.js';
 import { appendVersion } from '../versions/append.js';
 import { cellEvent, emitRowChange, emitRowsCreated, type RowChange } from '../rows/live.js';
+import { mentionsIn, notifyMentions } from '../notifications/mentions.js';
+import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import type { Plan } from './plan.js';
 
 export interface WriteContext {
@@ -20,39 +22,85 @@ export interface WriteContext {
 }
 
 const VIA = ' (import)';
-const CHUNK = 1000;
 
-/** Creates the batch's new rows: the rows, their cells, a version each (`message`), a live event each; their sids. */
+/**
+ * Creates the batch's new rows: the rows, their cells, a version each (`message`), a live
+ * event each; their sids. A row without file cells is born at version 1: one statement
+ * writes the batch's rows with their heads and their versions, each hashed in SQL by
+ * records_version_text as records_append_version hashes (the same text, the same data) —
+ * without appending to a row just written, which would write each row twice
+ * (docs/decisions.md, "Imports: new rows born at version 1"). A row with file cells takes
+ * the usual way: its files are attached to it first (files/cells.ts), then its version appended.
+ */
 export async function createRows(
   w: WriteContext, plans: Extract<Plan, { kind: 'create' }>[], message: (i: number) => string = () => `Created the row${VIA}`,
 ): Promise<string[]> {
   if (!plans.length) return [];
-  const made = plans.map((p) => ({ sid: newSid(), plan: p }));
+  const made = plans.map((plan, i) => ({ sid: newSid(), plan, i, files: plan.cells.some((c) => c.column.kind === FILE_KIND) }));
   // Their uids, the table's next numbers in the file's order (one update of the table's counter, as a row create does one).
   const [reserved] = await query<{ code: string; last: number }>(w.tx, sql`
     UPDATE record_tables SET uid_counter = uid_counter + ${made.length} WHERE sid = ${w.tableSid}
     RETURNING coalesce(nullif(unique_code, ''), records_table_code(name)) AS code, uid_counter AS last`);
   const first = Number(reserved.last) - made.length + 1;
-  await w.tx.insert(rows).values(made.map(({ sid, plan }, i) => ({
-    sid, organizationSid: w.organizationSid, tableSid: w.tableSid, projectSid: w.projectSid,
-    name: plan.name, description: plan.description, createdBy: w.userSid, updatedBy: w.userSid,
-    uid: sql`records_row_uid(${reserved.code}, ${first + i}::integer)`,
+  const born = made.filter((m) => !m.files);
+  if (born.length) {
+    const input = JSON.stringify(born.map(({ sid, plan, i }) => ({
+      sid, i, line: plan.line, name: plan.name, description: plan.description, version_sid: newSid(), message: message(i),
+      cells: Object.fromEntries(plan.cells.map((c) => [c.column.sid, c.data])),
+    })));
     // The rows of one transaction share now(): a microsecond a line keeps them in the file's order (oldest first).
-    dateCreated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
-    dateUpdated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
-  })));
+    await query(w.tx, sql`
+      WITH u AS (SELECT * FROM json_to_recordset(${input}::json)
+                   AS u(sid text, i integer, line integer, name text, description text, version_sid text, message text, cells jsonb)),
+           t AS (SELECT date_trunc('microseconds', clock_timestamp()) AS ts),
+           d AS (SELECT u.*, t.ts, to_char(t.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ts_text,
+                        jsonb_build_object('name', u.name, 'description', u.description, 'is_locked', false, 'is_archived', false, 'cells', u.cells) AS data
+                   FROM u, t),
+           h AS (SELECT d.*, encode(sha256(convert_to(records_version_text(d.sid, 1, '', d.data, ${w.userSid}, d.ts_text), 'UTF8')), 'hex') AS hash FROM d),
+           r AS (INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by, updated_by, uid,
+                                          date_created, date_updated, version, last_hash)
+                 SELECT h.sid, ${w.organizationSid}, ${w.tableSid}, ${w.projectSid}, h.name, h.description, ${w.userSid}, ${w.userSid},
+                        records_row_uid(${reserved.code}, ${first}::integer + h.i), now() + make_interval(secs => h.line / 1000000.0), h.ts, 1, h.hash
+                   FROM h ORDER BY h.i
+                 RETURNING sid)
+      INSERT INTO versions (sid, organization_sid, row_sid, version, hash, previous_hash, data, activity_message, updated_by, date_created, date_updated)
+      SELECT h.version_sid, ${w.organizationSid}, h.sid, 1, h.hash, '', h.data, h.message, ${w.userSid}, h.ts, h.ts FROM h ORDER BY h.i`);
+  }
+  const later = made.filter((m) => m.files);
+  if (later.length) {
+    await w.tx.insert(rows).values(later.map(({ sid, plan, i }) => ({
+      sid, organizationSid: w.organizationSid, tableSid: w.tableSid, projectSid: w.projectSid,
+      name: plan.name, description: plan.description, createdBy: w.userSid, updatedBy: w.userSid,
+      uid: sql`records_row_uid(${reserved.code}, ${first + i}::integer)`,
+      dateCreated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
+      dateUpdated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
+    })));
+  }
   const cellValues = made.flatMap(({ sid, plan }) => plan.cells.map((c) => ({
-    sid: newSid(), organizationSid: w.organizationSid, rowSid: sid, columnSid: c.column.sid, widgetSid: c.column.widgetSid, data: c.data,
-    createdBy: w.userSid, updatedBy: w.userSid,
+    sid: newSid(), row_sid: sid, column_sid: c.column.sid, widget_sid: c.column.widgetSid, data: c.data, kind: c.column.kind,
   })));
-  for (let i = 0; i < cellValues.length; i += CHUNK) await w.tx.insert(cells).values(cellValues.slice(i, i + CHUNK));
-  // One statement appends every new row's version 1 (records_append_version hashes each) and announces it.
-  const appended = JSON.stringify(made.map((m, i) => ({ row_sid: m.sid, version_sid: newSid(), message: message(i) })));
-  await query(w.tx, sql`
-    SELECT v.version
-      FROM json_to_recordset(${appended}::json) AS u(row_sid text, version_sid text, message text),
-           LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, u.message) v`);
+  // A file cell names its files by sid: they are attached to the new row and listed by their descriptors, as a cell write does (files/cells.ts).
+  for (const c of cellValues) if (c.kind === FILE_KIND) c.data = await resolveFileCell(w.tx, w.organizationSid, c.row_sid, c.data);
+  // The batch's cells in one statement of one parameter (a query builder's thousands of parameters cost more than the insert).
+  if (cellValues.length) {
+    await query(w.tx, sql`
+      INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
+      SELECT u.sid, ${w.organizationSid}, u.row_sid, u.column_sid, u.widget_sid, u.data, ${w.userSid}, ${w.userSid}
+        FROM json_to_recordset(${JSON.stringify(cellValues.map(({ kind: _kind, ...value }) => value))}::json)
+          AS u(sid text, row_sid text, column_sid text, widget_sid text, data text)`);
+  }
+  if (later.length) {
+    // One statement appends the version 1 of every row with files (records_append_version hashes each).
+    const appended = JSON.stringify(later.map((m) => ({ row_sid: m.sid, version_sid: newSid(), message: message(m.i) })));
+    await query(w.tx, sql`
+      SELECT v.version
+        FROM json_to_recordset(${appended}::json) AS u(row_sid text, version_sid text, message text),
+             LATERAL records_append_version(u.version_sid, u.row_sid, ${w.userSid}, u.message) v`);
+  }
   await emitRowsCreated(w.tx, made.map((m) => m.sid), w.userSid);
+  for (const { sid, plan } of made) {
+    for (const c of plan.cells) await mentions(w, { sid, name: plan.name }, c.column.name, '', c.data);
+  }
   return made.map((m) => m.sid);
 }
 
@@ -85,10 +133,23 @@ export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'up
   if (written.length) messages.push(`Changed the cells of ${plan.cells.map((c) => c.column.name).join(', ')}`);
   const version = await appendVersion(w.tx, plan.row.sid, w.userSid, `${messages.join('; ')}${VIA}`);
   if (changes.length) await emitRowChange(w.tx, { rowSid: plan.row.sid, userSid: w.userSid, version, changes });
+  for (const c of plan.cells) await mentions(w, { sid: plan.row.sid, name: plan.name ?? plan.row.name }, c.column.name, plan.row.cells[c.column.sid]?.data ?? '', c.data);
   for (const c of written) {
     await query(w.tx, sql`SELECT ${cellEvent({
       organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, version, userSid: w.userSid,
       dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
     })}`);
   }
+}
+
+/**
+ * Notifies the members an imported value mentions and the cell's data before did not, as a
+ * cell edit does (notifications/mentions.ts); a value without "@" costs no query.
+ */
+async function mentions(w: WriteContext, row: { sid: string; name: string }, columnName: string, before: string, after: string): Promise<void> {
+  const found = mentionsIn(after);
+  if (!found.sids.size && !found.emails.size) return;
+  await notifyMentions(w.tx, {
+    organizationSid: w.organizationSid, row: { ...row, project_sid: w.projectSid }, columnName, authorUserSid: w.userSid, before, after,
+  });
 }

@@ -11,7 +11,8 @@ import { useOrganizations } from '../lib/api/organizations';
 import { CreateOrganizationForm } from '../features/organizations/components/organization-pages';
 import { OrganizationOverview } from '../features/organizations/components/overview';
 import { GridPage } from '../features/grid/components/grid-page';
-import { ExportMenu } from '../features/transfer/components/export-menu';
+import { ExportMenu, ProjectExport } from '../features/transfer/components/export-menu';
+import { ImportRows } from '../features/transfer/components/import-rows';
 import { RunWorkflow } from '../features/workflows/components/run-workflow';
 import { HistoryPage } from '../features/history/components/history-page';
 import { FileCell } from '../features/files/components/file-cell';
@@ -209,7 +210,7 @@ const projectRoute = createRoute({
   path: '/projects/$project',
   component: function Project() {
     const { org, project } = projectRoute.useParams();
-    return <ProjectPage orgSid={org} projectSid={project} />;
+    return <ProjectPage orgSid={org} projectSid={project} actions={<ProjectExport projectSid={project} />} />;
   },
 });
 
@@ -240,7 +241,12 @@ const rowsRoute = createRoute({
         projectSid={project}
         search={q}
         rowAction={(row) => <RunWorkflow orgSid={org} tableSid={table} row={row} />}
-        tableActions={<ExportMenu tableSid={table} projectSid={project} />}
+        tableActions={
+          <>
+            <ImportRows tableSid={table} projectSid={project} />
+            <ExportMenu tableSid={table} projectSid={project} />
+          </>
+        }
         customCells={{
           kinds: [FILE_KIND],
           render: ({ row, column, data, block, onChanged }) => (

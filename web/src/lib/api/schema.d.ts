@@ -6417,6 +6417,13 @@ export interface components {
             problem_count: number;
             /** @description every problem, by line and column (at most 10,000) */
             problems: components["schemas"]["ImportProblem"][];
+            /** @description the file's header and where each field goes: the mapping the import used */
+            header: {
+                /** @description the header field, as in the file */
+                field: string;
+                /** @description sid, name, description or a column's sid; null: left out (by the mapping, or unknown) */
+                to: string | null;
+            }[];
         };
         /** FileName */
         FileName: {

@@ -1,7 +1,7 @@
 // A project: its members with their roles (changed and removed by those allowed), adding
 // a member, and the tables whose rows it holds.
 import { Link } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Button, ErrorMessage, Loading, Pager, TableFrame, TextField } from '../../../components/ui';
 import { usePersonnelNames } from '../../../lib/api/personnel';
 import { useSearchDraft } from '../../../lib/search-draft';
@@ -23,7 +23,8 @@ const ROLES: Array<{ value: ProjectRole; label: string }> = [
 
 const MANAGE_REASON = "Only the organization's Admins and the project's Admins manage its members.";
 
-export function ProjectPage({ orgSid, projectSid }: { orgSid: string; projectSid: string }) {
+/** `actions`: what the route composes in beside the title (the project's export). */
+export function ProjectPage({ orgSid, projectSid, actions }: { orgSid: string; projectSid: string; actions?: ReactNode }) {
   const project = useProject(projectSid);
   const tables = useTables(orgSid);
   if (project.isPending) return <Loading />;
@@ -31,6 +32,7 @@ export function ProjectPage({ orgSid, projectSid }: { orgSid: string; projectSid
   return (
     <main>
       <h1>{project.data.name}</h1>
+      {actions}
       <section aria-labelledby="project-tables">
         <h2 id="project-tables">Tables</h2>
         {tables.data?.results.length ? (

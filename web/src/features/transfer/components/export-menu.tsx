@@ -32,3 +32,14 @@ export function ExportMenu({ tableSid, projectSid }: ExportMenuProps) {
     </div>
   );
 }
+
+/** A project's Export: the whole project as an .eln archive, a download that starts at once. */
+export function ProjectExport({ projectSid }: { projectSid: string }) {
+  return (
+    <p className="links">
+      <a className="button" href={`/projects/project/detail/${encodeURIComponent(projectSid)}/eln/`} download>
+        Export the project as .eln
+      </a>
+    </p>
+  );
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "cells_column_data_md5_idx" ON "cells" USING btree ("column_sid",md5("data"));

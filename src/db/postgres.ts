@@ -1,0 +1,101 @@
+// PostgreSQL (DATABASE_URL) through node-postgres: imported by db/client.ts only when a
+// server or the CLI opens PostgreSQL, so the embedded default never loads pg.
+import pg from 'pg';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import * as schema from './schema.js';
+import { tracePgQuery, tracingOn } from '../core/tracing.js';
+import { queryCounter } from '../core/query-count.js';
+import { MIGRATIONS_DIR, type Database, type Db, type OpenOptions } from './client.js';
+
+// Any constant shared by every process of the service: serializes concurrent migrations.
+const MIGRATION_LOCK = 72_410_001;
+
+// Timestamps and dates are formatted by SQL (see core/sql.ts); keep numeric and int8
+// as strings so money never passes through a float.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/**
+ * A pg client that prepares each parameterized statement once per connection: the
+ * server parses and plans a statement the first time and binds it after that, and the
+ * client sends only its name. Statement texts get names from one process-wide table;
+ * past MAX_PREPARED texts (or over MAX_PREPARED_TEXT characters, e.g. long IN lists) a
+ * statement is sent unnamed as before, so a connection never holds more than that many.
+ * Statements without parameters (BEGIN, COMMIT, migrations, which may hold several
+ * commands) stay on the simple protocol.
+ */
+const MAX_PREPARED = 2_000;
+const MAX_PREPARED_TEXT = 8_000;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED && text.length <= MAX_PREPARED_TEXT) {
+    name = `rs${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+class PreparingClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, values?: any, callback?: any): any {
+    if (config && typeof config === 'object' && typeof config.text === 'string' && !config.name
+      && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length))) {
+      const name = statementName(config.text);
+      if (name) config = { ...config, name };
+    }
+    if (!tracingOn) return super.query(config, values, callback);
+    const args = [config, values, callback];
+    while (args.length && args[args.length - 1] === undefined) args.pop();
+    return tracePgQuery(args, (a) => (super.query as (...x: unknown[]) => unknown)(...a));
+  }
+}
+
+/** Opens the PostgreSQL database of `options.databaseUrl`. */
+export function openPostgres(options: OpenOptions & { databaseUrl: string }): Database {
+  const timeoutMs = (options.statementTimeoutSeconds ?? 30) * 1000;
+  const pool = new pg.Pool({
+    Client: PreparingClient,
+    connectionString: options.databaseUrl,
+    // Plan each execution for its parameters: a generic plan of a prepared statement
+    // cannot see that a row's sid picks a few versions out of millions.
+    // No statement runs longer than the timeout (an overloaded or stuck database answers
+    // 503, never holds a request forever), and a server that stops answering altogether
+    // is given up on 5 s later (migrations lift the limit for their own session).
+    options: `-c plan_cache_mode=force_custom_plan -c statement_timeout=${timeoutMs}`,
+    query_timeout: timeoutMs + 5_000,
+    max: options.poolSize ?? 10,
+    // Fail fast (503) when the server does not accept connections, rather than hang.
+    connectionTimeoutMillis: 3_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A client losing its connection (a database restart) must not crash the process: the
+  // pool handles an idle client's error, but a checked-out client (a transaction between
+  // two statements) emits it with nobody listening. Its queries fail (503) and the pool
+  // drops it when it is released.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = drizzlePg(pool, { schema, logger: queryCounter }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    pool,
+    pglite: null,
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        // On the locking session itself, without the statement timeout: an index on a
+        // large table may take longer than a request may.
+        await client.query('SET statement_timeout = 0');
+        await migratePg(drizzlePg(client, { schema }) as never, { migrationsFolder: MIGRATIONS_DIR });
+        await client.query('RESET statement_timeout');
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
