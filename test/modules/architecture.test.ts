@@ -73,7 +73,7 @@ describe('the code\'s layout', () => {
     assert.deepEqual(standing, ['src/modules/records/lock.ts']);
     // Every lock of record_rows: lockRow, and an import's batch, which locks its lines' rows by key in one
     // statement (imports/repository.ts existingRows: no statement per line), its standing checked on the project.
-    const locks = texts.filter(([, text]) => /FOR UPDATE OF r\b|FROM record_rows\b[^`;]*FOR UPDATE/.test(text)).map(([file]) => file);
+    const locks = texts.filter(([, text]) => /FOR UPDATE OF (r|record_rows)\b|FROM record_rows\b[^`;]*FOR UPDATE/.test(text)).map(([file]) => file);
     assert.deepEqual(locks, ['src/modules/imports/repository.ts', 'src/modules/records/lock.ts']);
   });
 });
