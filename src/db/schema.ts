@@ -262,6 +262,8 @@ export const projects = pgTable('projects', {
   // The list's is_archived filter, and the children of a project.
   index('projects_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
   index('projects_parent_idx').on(t.parentSid),
+  // The projects open to the organization (core/rules.ts, openToOrganization): the live standing reads them per organization.
+  index('projects_org_open_idx').on(t.organizationSid).where(sql`open_to_organization`),
 ]);
 
 /** A named group of an organization's personnel (Labii's team): a project member and a notification recipient. */
@@ -423,6 +425,8 @@ export const rows = pgTable('record_rows', {
   index('record_rows_org_updated_idx').on(t.organizationSid, t.dateUpdated, t.sid),
   index('record_rows_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
   index('record_rows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  // The rows open to the organization, counted row by row for members without a role (rows/repository.ts, openRowCount).
+  index('record_rows_org_open_idx').on(t.organizationSid, t.tableSid).where(sql`open_to_organization`),
   index('record_rows_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
   index('record_rows_project_order_idx').on(t.projectSid, t.dateCreated, t.sid),
   // The grid (GET /tables/row/list/table/{sid}/grid/): its orderings within a table, the
@@ -474,6 +478,32 @@ export const sections = pgTable('sections', {
   index('sections_row_order_idx').on(t.rowSid, t.order, t.sid),
   index('sections_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
   index('sections_table_idx').on(t.tableSid, t.dateCreated, t.sid),
+]);
+
+/**
+ * Saved filters of a table's rows (Labii's Filter, /tables/filter/): a name and the row
+ * list's query they stand for, applied with `?filter__sid=` on the row list. Read by their
+ * creator, the personnel they name in `users` and the organization's Admins.
+ */
+export const savedFilters = pgTable('saved_filters', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  /** The row list's query the filter stands for, as a query string (e.g. `is_archived=false&search=2`). */
+  query: text('query').notNull().default(''),
+  /** The personnel sids it is shared with (Labii's `users`). */
+  users: jsonb('users').notNull().default(sql`'[]'::jsonb`),
+  isArchived: boolean('is_archived').notNull().default(false),
+  /** The personnel record of its creator. */
+  ownerSid: text('owner_sid').references(() => personnel.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('saved_filters_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('saved_filters_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
+  index('saved_filters_users_idx').using('gin', t.users),
 ]);
 
 /**

@@ -9,6 +9,7 @@ import { isSid, newSid } from '../../core/ids.js';
 import { rowProjects, rows, tables } from '../../db/schema.js';
 import { findColumnsOfTable, insertCellsOfNewRow, putCell } from '../cells/write.js';
 import { refuseOversize } from './size.js';
+import { withColumnRules } from './column-rules.js';
 import { appendVersion } from '../versions/append.js';
 import { loadRowAccess, type RowAccess, type RowRef } from './access.js';
 import { findRow } from './repository.js';
@@ -108,7 +109,7 @@ export async function createRow(
   if (found?.problem) problems[field] = found.problem;
   if (Object.keys(problems).length) throw errors.fields(problems);
   const projectSids = checkProjectRoles(membership, found!);
-  const values = cellValuesOf(body);
+  const values = await withColumnRules(ctx.db, table.sid, cellValuesOf(body));
   const columnsFound = await findColumnsOfTable(ctx.db, table.sid, values.map(([key]) => key));
   const unknown = values.filter(([key]) => !columnsFound.has(key));
   if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map(([key]) => [key, "No column with this sid in the row's table."])));

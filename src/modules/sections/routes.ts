@@ -11,7 +11,7 @@ import { loadRowAccess } from '../rows/access.js';
 import { SectionCreate, SectionCreateQuery, SectionListQuery, SectionPatch, SectionShapes } from './schemas.js';
 import { countSections, pageSections } from './repository.js';
 import { serializeSection } from './serializers.js';
-import { changeSection, createSection, readableSection } from './service.js';
+import { changeSection, createSection, deleteSection, readableSection } from './service.js';
 
 export function registerSections(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -74,6 +74,12 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
         const { section, membership } = await changeSection(ctx, actor, sid, body);
         return serializeSection(section, 'detail', membership);
       },
+    },
+    delete: {
+      summary: "Delete a section (the row's Project Admin; not of an archived row, nor a locked one)",
+      description: 'The sections after it move up one. The deletion is a version of the row, whose data no longer holds the section '
+        + '(the earlier versions keep it, and verify).',
+      handler: (actor, sid) => deleteSection(ctx, actor, sid),
     },
   });
 }

@@ -31,12 +31,12 @@ function dataText(data: unknown, max: number): string {
 }
 
 /** The row's lock, the caller's write permission and the row's state; the row's access. */
-async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean): Promise<RowAccess> {
+async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean, may = permissions.section.write): Promise<RowAccess> {
   const access = await loadRowAccess(tx, actor, rowSid, { lock: true });
   if (!access || access.row.organization_sid !== membership.organizationSid) {
     throw errors.field('row__sid', 'No row with this sid in this organization.');
   }
-  if (!permissions.section.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
+  if (!may(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
   if (access.row.is_archived) throw errors.badRequest(sectionMessages.archived);
   if (access.row.is_locked && !addable) throw errors.badRequest(sectionMessages.locked);
   return access;
@@ -156,4 +156,20 @@ export async function changeSection(ctx: AppContext, actor: Actor, sid: string, 
     return (await findSection(tx, sid, membership.personnelSid))!;
   });
   return { section, membership };
+}
+
+/**
+ * Deletes a section (the row's Project Admin; the row's rules as for changing one): the
+ * sections after it move up one, and the row gets a version without it, in one transaction.
+ */
+export async function deleteSection(ctx: AppContext, actor: Actor, sid: string): Promise<void> {
+  const { section: current, membership } = await readableSection(ctx, actor, sid);
+  await ctx.db.transaction(async (tx) => {
+    await lockRowForSection(tx, actor, membership, current.row.sid, current.addable_at_readonly, permissions.section.delete);
+    const [gone] = await tx.delete(sections).where(eq(sections.sid, sid)).returning({ order: sections.order, name: sections.name });
+    if (!gone) throw errors.notFound();
+    await tx.execute(sql`UPDATE sections SET "order" = "order" - 1 WHERE row_sid = ${current.row.sid} AND "order" > ${gone.order}`);
+    const version = await appendVersion(tx, current.row.sid, actor.userSid, `Deleted the section ${gone.name}`);
+    await emitRowChange(tx, { rowSid: current.row.sid, userSid: actor.userSid, version, changes: ['sections'] });
+  });
 }
