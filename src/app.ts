@@ -43,6 +43,7 @@ import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerSections } from './modules/sections/routes.js';
 import { registerFilters } from './modules/filters/routes.js';
+import { registerActivities } from './modules/activities/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
 import { registerAdmin } from './modules/admin/routes.js';
@@ -255,6 +256,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerCells(app, ctx);
   registerSections(app, ctx);
   registerFilters(app, ctx);
+  registerActivities(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
   registerAdmin(app, ctx);

@@ -49,6 +49,10 @@ export const permissions = {
       isAdmin(m) || (isActive(m) && (f.owner_sid === m.personnelSid || f.users.includes(m.personnelSid))),
     change: (m: Membership, f: { owner_sid: string | null }) => isAdmin(m) || (isActive(m) && f.owner_sid === m.personnelSid),
   },
+  /** The activity log (Labii's Activity): the organization's Admins. */
+  activity: {
+    read: isAdmin,
+  },
   /** Widgets: built-in ones (no organization) are read by every user and changed by no one; an organization's own like `schema`. */
   widget: {
     read: isActive,

@@ -507,6 +507,38 @@ export const savedFilters = pgTable('saved_filters', {
 ]);
 
 /**
+ * An organization's activity log (Labii's Activity, /activities/activity/): who did what to
+ * which object, when. Written by triggers in the transaction of the write it records
+ * (migration 0039): each version of a row (its cells, sections, fields, states), and each
+ * project created or changed. Read by the organization's Admins.
+ */
+export const activities = pgTable('activities', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  /** Who did it (a user sid; no foreign key: the log outlives an account, and a write never fails for its log line). */
+  userSid: text('user_sid'),
+  /** The kind of object: row, project. */
+  model: text('model').notNull(),
+  objectSid: text('object_sid').notNull(),
+  /** The object's name when it was done. */
+  target: text('target').notNull().default(''),
+  /** Created or Updated. */
+  action: text('action').notNull(),
+  /** What changed (a row's version message). */
+  field: text('field').notNull().default(''),
+  newData: text('new_data').notNull().default(''),
+  /** The row's version the change made (rows only). */
+  version: integer('version'),
+  dateCreated: created(),
+}, (t) => [
+  index('activities_org_idx').on(t.organizationSid, t.id),
+  index('activities_org_user_idx').on(t.organizationSid, t.userSid, t.id),
+  index('activities_org_model_idx').on(t.organizationSid, t.model, t.id),
+  index('activities_object_idx').on(t.objectSid, t.id),
+  index('activities_org_date_idx').on(t.organizationSid, t.dateCreated),
+]);
+
+/**
  * Exact row counts per table and project, kept by triggers on record_rows (migration
  * 0012) in the transaction that inserts, deletes or changes a row, so a list's count
  * does not grow with the table: the rows, and how many of them are archived, locked, and
