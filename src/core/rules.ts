@@ -38,6 +38,11 @@ export const openToOrganization = {
   row: (rowSid: SQL, projectSid: SQL): SQL => sql`(EXISTS (SELECT 1 FROM record_rows orw WHERE orw.sid = ${rowSid} AND orw.open_to_organization)
     OR ${openToOrganization.project(projectSid)}
     OR EXISTS (SELECT 1 FROM record_row_projects orp JOIN projects op ON op.sid = orp.project_sid AND op.open_to_organization WHERE orp.row_sid = ${rowSid}))`,
+  /**
+   * Whether personnel `personnelSid` is an Admin: an Admin reads everything already, and
+   * keeps having no project role where they hold none (so a write tells them to take one).
+   */
+  isAdministrator: (personnelSid: SQL): SQL => sql`coalesce((SELECT ap.is_administrator FROM personnel ap WHERE ap.sid = ${personnelSid}), false)`,
 };
 
 /**
@@ -91,7 +96,7 @@ export const readsRow = {
 /**
  * Rule: a person's project role on a row is their strongest role in any of the row's
  * projects (Admin over Edit over View), View when they hold none but the row is open to the
- * organization (openToOrganization), null otherwise. As SQL, for the personnel
+ * organization (openToOrganization; not for an organization Admin), null otherwise. As SQL, for the personnel
  * `personnelSid` and the row `rowSid` whose first project is `projectSid`.
  */
 export const rowRole = {
@@ -100,15 +105,16 @@ export const rowRole = {
      WHERE pm.personnel_sid = ${personnelSid}
        AND (pm.project_sid = ${projectSid} OR pm.project_sid IN (SELECT rp.project_sid FROM record_row_projects rp WHERE rp.row_sid = ${rowSid}))
      ORDER BY CASE pm.permission WHEN 'admin' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END LIMIT 1),
-    CASE WHEN ${openToOrganization.row(rowSid, projectSid)} THEN 'view' END)`,
+    CASE WHEN ${openToOrganization.row(rowSid, projectSid)} AND NOT ${openToOrganization.isAdministrator(personnelSid)} THEN 'view' END)`,
 };
 
 /**
  * Rule: a person's role in a project: their membership's, View when they hold none but the
- * project is open to the organization (openToOrganization), null otherwise.
+ * project is open to the organization (openToOrganization; not for an organization Admin),
+ * null otherwise.
  */
 export const projectRole = {
   sql: (personnelSid: SQL, projectSid: SQL): SQL<'admin' | 'edit' | 'view' | null> => sql<'admin' | 'edit' | 'view' | null>`coalesce(
     (SELECT pm.permission FROM project_members pm WHERE pm.project_sid = ${projectSid} AND pm.personnel_sid = ${personnelSid}),
-    CASE WHEN ${openToOrganization.project(projectSid)} THEN 'view' END)`,
+    CASE WHEN ${openToOrganization.project(projectSid)} AND NOT ${openToOrganization.isAdministrator(personnelSid)} THEN 'view' END)`,
 };

@@ -30,7 +30,7 @@ const fields = {
   date_created: isoTimestamp(projects.dateCreated),
   date_updated: isoTimestamp(projects.dateUpdated),
   // A project open to the organization: View for its members without a role (core/rules.ts, projectRole).
-  my_role: sql<ProjectRole | null>`coalesce(${mine.permission}, CASE WHEN ${projects.openToOrganization} THEN 'view' END)`,
+  my_role: sql<ProjectRole | null>`coalesce(${mine.permission}, CASE WHEN ${projects.openToOrganization} AND NOT coalesce(${me.isAdministrator}, false) THEN 'view' END)`,
 };
 
 export interface ProjectRow {

@@ -2004,6 +2004,158 @@ export interface paths {
         patch: operations["updateFilter"];
         trace?: never;
     };
+    "/activities/activity/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (name shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (list shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (detail shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (name shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesNameAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (list shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesListAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (detail shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesDetailAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/export/organization/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's activity log as NDJSON or CSV, streamed (Admin)
+         * @description Newest first, filtered as the list filters. NDJSON: one line of the list shape a line. CSV: a header of date_created, user_sid, user_email, user_name, action, model, object_sid, target, field, new_data, version, then one line each. Streamed as the database yields the lines.
+         */
+        get: operations["exportActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/version/list/{level}/{sid}/name/": {
         parameters: {
             query?: never;
@@ -5382,6 +5534,141 @@ export interface components {
             })[];
             /** @description true or false (as a JSON boolean or the string "true"/"false") */
             is_archived?: boolean;
+        };
+        /** ActivityName */
+        ActivityName: {
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityNamePage */
+        ActivityNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityName"][];
+        };
+        /** ActivityList */
+        ActivityList: {
+            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            icon: string;
+            /** @description who did it (null: an account since deleted) */
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            } | null;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            field: string;
+            new_data: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the row's version the change made (rows) */
+            version: number | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityListPage */
+        ActivityListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityList"][];
+        };
+        /** ActivityDetail */
+        ActivityDetail: {
+            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            icon: string;
+            /** @description who did it (null: an account since deleted) */
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            } | null;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            field: string;
+            new_data: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the row's version the change made (rows) */
+            version: number | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityDetailPage */
+        ActivityDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityDetail"][];
         };
         /** VersionName */
         VersionName: {
@@ -13156,6 +13443,360 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportActivities: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default) or csv */
+                format?: "ndjson" | "csv";
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the organization */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the log, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
