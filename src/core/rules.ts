@@ -34,8 +34,11 @@ const isActive = (m: Membership | null | undefined) => m?.role === 'admin' || m?
  */
 export const openToOrganization = {
   project: (projectSid: SQL): SQL => sql`EXISTS (SELECT 1 FROM projects op WHERE op.sid = ${projectSid} AND op.open_to_organization)`,
-  /** The row itself, its first project `projectSid` or one of its other projects is open. */
-  row: (rowSid: SQL, projectSid: SQL): SQL => sql`(EXISTS (SELECT 1 FROM record_rows orw WHERE orw.sid = ${rowSid} AND orw.open_to_organization)
+  /**
+   * The row itself, its first project `projectSid` or one of its other projects is open;
+   * `rowOpen`: the row's own open_to_organization when the query has the row at hand.
+   */
+  row: (rowSid: SQL, projectSid: SQL, rowOpen?: SQL): SQL => sql`(${rowOpen ?? sql`EXISTS (SELECT 1 FROM record_rows orw WHERE orw.sid = ${rowSid} AND orw.open_to_organization)`}
     OR ${openToOrganization.project(projectSid)}
     OR EXISTS (SELECT 1 FROM record_row_projects orp JOIN projects op ON op.sid = orp.project_sid AND op.open_to_organization WHERE orp.row_sid = ${rowSid}))`,
   /**
@@ -78,13 +81,16 @@ export const readsProject = {
  * or by every active member when it or one of its projects is open to the organization.
  */
 export const readsRow = {
-  /** The SQL of the rule for a member known to the code, on the row `rowSid` whose first project is `projectSid`. */
-  forMember: (m: Membership, rowSid: SQL, projectSid: SQL): SQL => {
+  /**
+   * The SQL of the rule for a member known to the code, on the row `rowSid` whose first
+   * project is `projectSid` (`rowOpen`: the row's open_to_organization, when at hand).
+   */
+  forMember: (m: Membership, rowSid: SQL, projectSid: SQL, rowOpen?: SQL): SQL => {
     if (isAdmin(m)) return sql`TRUE`;
     if (!isActive(m)) return sql`FALSE`;
     return sql`(${readsProject.forMember(m, projectSid)} OR EXISTS (SELECT 1 FROM record_row_projects rp
       JOIN project_members pm ON pm.project_sid = rp.project_sid AND pm.personnel_sid = ${m.personnelSid} WHERE rp.row_sid = ${rowSid})
-      OR ${openToOrganization.row(rowSid, projectSid)})`;
+      OR ${openToOrganization.row(rowSid, projectSid, rowOpen)})`;
   },
   /** The SQL of the rule for the personnel row aliased `alias` in the query. */
   forPersonnel: (alias: string, rowSid: SQL, projectSid: SQL): SQL => sql`(${readsProject.forPersonnel(alias, projectSid)}
