@@ -12,16 +12,34 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.js';
 
-const ambient = new AsyncLocalStorage<Db>();
-
-/** The transaction an If-Match PATCH runs in, if the caller is inside one. */
-export function ambientTransaction(): Db | undefined {
-  return ambient.getStore();
+/** The transaction and whether it is still open: a timer or promise started inside it keeps the store after it ended. */
+interface Ambient {
+  tx: Db;
+  open: boolean;
 }
 
-/** Runs `fn` in a transaction of `db` that `ctx.db` stands for until it ends. */
+const ambient = new AsyncLocalStorage<Ambient>();
+
+/** The transaction an If-Match PATCH runs in, if the caller is inside one that has not ended. */
+export function ambientTransaction(): Db | undefined {
+  const current = ambient.getStore();
+  return current?.open ? current.tx : undefined;
+}
+
+/**
+ * Runs `fn` in a transaction of `db` that `ctx.db` stands for until it ends. Work that
+ * outlives it (a timer set meanwhile inherits the store) gets the database again, never a
+ * connection the pool has since given to another request.
+ */
 export function inAmbientTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction((tx) => ambient.run(tx as unknown as Db, () => fn(tx as unknown as Db)));
+  return db.transaction(async (tx) => {
+    const current: Ambient = { tx: tx as unknown as Db, open: true };
+    try {
+      return await ambient.run(current, () => fn(current.tx));
+    } finally {
+      current.open = false;
+    }
+  });
 }
 
 /** Locks a record until the transaction ends: the same lock its writers take. */

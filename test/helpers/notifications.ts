@@ -148,7 +148,7 @@ export async function openEventStream(api: Api, target: string, headers: Record<
     events: [],
     comments: [],
     ended: false,
-    async waitFor(match, what, timeoutMs = 10_000) {
+    async waitFor(match, what, timeoutMs = 30_000) {
       const started = Date.now();
       for (;;) {
         const event = stream.events.find(match);

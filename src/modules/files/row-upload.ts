@@ -63,6 +63,7 @@ export async function prepareRowUpload(ctx: AppContext, access: RowAccess, colum
 /** The commit step of an upload to a row's cell (service.ts commitFile): lock the row, check again, then set the cell. */
 export function attachTo(ctx: AppContext, actor: Actor, target: RowTarget): Attach {
   return {
+    rowSid: target.rowSid,
     lock: async (tx: Db) => {
       const access = await loadRowAccess(tx, actor, target.rowSid, { lock: true });
       if (!access?.membership) throw errors.notFound();

@@ -8,6 +8,7 @@ import type { Serializer } from '../../core/resource.js';
 import { ApiError, errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import type { Db } from '../../db/client.js';
+import { KeyedQueue } from '../../core/record-lock.js';
 import { readableRow } from '../rows/service.js';
 import { loadOrganizationRecord, type Membership } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
@@ -65,6 +66,9 @@ export async function uploadLimits(ctx: AppContext, organizationSid: string, dec
   return { maxBytes, roomBytes };
 }
 
+/** One queue per row within the process (core/record-lock.ts). */
+const rowTurns = new KeyedQueue();
+
 /**
  * Makes received bytes a file of the organization, in one transaction: the bytes counted
  * against the quota (refused past it), the stored object's row locked, the object put in
@@ -94,7 +98,7 @@ export async function commitFile(ctx: AppContext, membership: Membership, name: 
       await holdObject(ctx.database.db, sha256, size);
     }
     const sid = newSid();
-    const attached = await ctx.database.db.transaction(async (tx) => {
+    const commit = () => ctx.database.db.transaction(async (tx) => {
       const target = attach ? await attach.lock(tx) : undefined;
       if (!(await addUsage(tx, membership.organizationSid, size, ctx.files.config.quotaBytes))) {
         throw new OverLimit('quota', ctx.files.config.quotaBytes - await usedBytes(tx, membership.organizationSid));
@@ -110,6 +114,10 @@ export async function commitFile(ctx: AppContext, membership: Membership, name: 
       });
       return target ? target.attach(tx, sid) : undefined;
     });
+    // Uploads to one row take turns here, each on no connection, while the one ahead holds
+    // the row's lock: twenty at once would otherwise hold every pooled connection waiting
+    // for that lock, and the pool refuses the rest of the service (503) meanwhile.
+    const attached = attach ? await rowTurns.run(attach.rowSid, commit) : await commit();
     return { ...(await findFile(ctx.db, sid))!, ...(attached ? { attached } : {}) };
   } finally {
     await writer.abort().catch(() => {});
@@ -118,6 +126,8 @@ export async function commitFile(ctx: AppContext, membership: Membership, name: 
 
 /** Where an upload straight to a cell goes (row-upload.ts): the row locked in the upload's transaction, then the cell written. */
 export interface Attach {
+  /** The row the upload goes to. */
+  readonly rowSid: string;
   lock(tx: Db): Promise<{ rowSid: string; attach(tx: Db, fileSid: string): Promise<Attached> }>;
 }
 
