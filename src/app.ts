@@ -41,6 +41,8 @@ import { registerColumns } from './modules/columns/routes.js';
 import { registerRows } from './modules/rows/routes.js';
 import { registerCells } from './modules/cells/routes.js';
 import { registerSections } from './modules/sections/routes.js';
+import { registerFilters } from './modules/filters/routes.js';
+import { registerActivities } from './modules/activities/routes.js';
 import { registerVersions } from './modules/versions/routes.js';
 import { registerCredits } from './modules/credits/routes.js';
 import { registerAdmin } from './modules/admin/routes.js';
@@ -232,6 +234,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   registerRows(app, ctx);
   registerCells(app, ctx);
   registerSections(app, ctx);
+  registerFilters(app, ctx);
+  registerActivities(app, ctx);
   registerVersions(app, ctx);
   registerCredits(app, ctx);
   registerAdmin(app, ctx);

@@ -4,7 +4,7 @@ import { query, type Db } from '../db/client.js';
 import { isSid } from './ids.js';
 import { errors } from './errors.js';
 import type { Actor } from './auth.js';
-import { activeMember, currentPersonnel } from './rules.js';
+import { activeMember, currentPersonnel, projectRole } from './rules.js';
 import type { Membership, MembershipRow, OrgRole, ProjectRole } from './roles.js';
 
 export type { OrgRole, Membership, MembershipRow, ProjectRole } from './roles.js';
@@ -72,10 +72,9 @@ export async function requireRecordAccess(db: Db, actor: Actor, orgSid: string):
   return membership;
 }
 
-/** The caller's role in a project, or null when they are not a member of it. */
+/** The caller's role in a project (rules.ts, projectRole: View in a project open to the organization), or null without one. */
 export async function findProjectRole(db: Db, personnelSid: string, projectSid: string): Promise<ProjectRole | null> {
-  const [row] = await query<{ permission: ProjectRole }>(db, sql`
-    SELECT permission FROM project_members WHERE project_sid = ${projectSid} AND personnel_sid = ${personnelSid}`);
+  const [row] = await query<{ permission: ProjectRole | null }>(db, sql`SELECT ${projectRole.sql(sql`${personnelSid}`, sql`${projectSid}`)} AS permission`);
   return row?.permission ?? null;
 }
 

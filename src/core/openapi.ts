@@ -79,6 +79,7 @@ const DOCS_CSP = [
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const MODELS: Record<string, [string, string]> = {
   apikey: ['ApiKey', 'ApiKeys'], personnel: ['Personnel', 'Personnel'], organization: ['Organization', 'Organizations'],
+  activity: ['Activity', 'Activities'],
 };
 const SPECIAL_IDS: Record<string, string> = {
   'get /health/': 'checkHealth',
@@ -125,6 +126,8 @@ export function operationIdOf(method: string, path: string): string {
   if (path.startsWith('/workflows/workflow/')) return `${operationIdOf(method, path.replace('/workflows/', '/tables/'))}AtLabiiPath`;
   // The path of Labii's v3 docs for project members.
   if (path.startsWith('/projects/projectmember/')) return `${operationIdOf(method, path.replace('/projectmember/', '/member/'))}AtLabiiPath`;
+  // labii-sdk 1.13.14's path of the activity log (/tables/activity/…); the v3 docs' is /activities/activity/.
+  if (path.startsWith('/tables/activity/')) return `${operationIdOf(method, path.replace('/tables/', '/activities/'))}AtLabiiPath`;
   const special = SPECIAL_IDS[`${method} ${path}`];
   if (special) return special;
   const list = /^\/\w+\/(\w+)\/list\/\{level\}\/\{sid\}\/(\w+)\/$/.exec(path);

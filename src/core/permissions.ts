@@ -38,6 +38,21 @@ export const permissions = {
     read: isActive,
     change: isAdmin,
   },
+  /**
+   * Saved filters (Labii's Filter): every active member saves them; each is read by its
+   * owner, the personnel it names in `users` and the organization's Admins, and changed or
+   * deleted by its owner or an Admin.
+   */
+  filter: {
+    create: isActive,
+    read: (m: Membership, f: { owner_sid: string | null; users: string[] }) =>
+      isAdmin(m) || (isActive(m) && (f.owner_sid === m.personnelSid || f.users.includes(m.personnelSid))),
+    change: (m: Membership, f: { owner_sid: string | null }) => isAdmin(m) || (isActive(m) && f.owner_sid === m.personnelSid),
+  },
+  /** The activity log (Labii's Activity): the organization's Admins. */
+  activity: {
+    read: isAdmin,
+  },
   /** Widgets: built-in ones (no organization) are read by every user and changed by no one; an organization's own like `schema`. */
   widget: {
     read: isActive,
@@ -61,6 +76,8 @@ export const permissions = {
   section: {
     read: readsProject,
     write: (m: Membership, r: ProjectRole | null) => isActive(m) && canEdit(r),
+    /** Deleting one (Labii: Admin): the row's Project Admin; the deletion is a version of the row. */
+    delete: (m: Membership, r: ProjectRole | null) => isActive(m) && r === 'admin',
   },
   /** Versions (spec: GET Admin and project roles; PATCH of commit by Project Admin and Edit). */
   version: {

@@ -263,6 +263,8 @@ export const projects = pgTable('projects', {
   // The list's is_archived filter, and the children of a project.
   index('projects_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
   index('projects_parent_idx').on(t.parentSid),
+  // The projects open to the organization (core/rules.ts, openToOrganization): the live standing reads them per organization.
+  index('projects_org_open_idx').on(t.organizationSid).where(sql`open_to_organization`),
 ]);
 
 /** A named group of an organization's personnel (Labii's team): a project member and a notification recipient. */
@@ -424,6 +426,8 @@ export const rows = pgTable('record_rows', {
   index('record_rows_org_updated_idx').on(t.organizationSid, t.dateUpdated, t.sid),
   index('record_rows_org_archived_idx').on(t.organizationSid, t.isArchived, t.dateCreated, t.sid),
   index('record_rows_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  // The rows open to the organization, counted row by row for members without a role (rows/repository.ts, openRowCount).
+  index('record_rows_org_open_idx').on(t.organizationSid, t.tableSid).where(sql`open_to_organization`),
   index('record_rows_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
   index('record_rows_project_order_idx').on(t.projectSid, t.dateCreated, t.sid),
   // The grid (GET /tables/row/list/table/{sid}/grid/): its orderings within a table, the
@@ -475,6 +479,64 @@ export const sections = pgTable('sections', {
   index('sections_row_order_idx').on(t.rowSid, t.order, t.sid),
   index('sections_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
   index('sections_table_idx').on(t.tableSid, t.dateCreated, t.sid),
+]);
+
+/**
+ * Saved filters of a table's rows (Labii's Filter, /tables/filter/): a name and the row
+ * list's query they stand for, applied with `?filter__sid=` on the row list. Read by their
+ * creator, the personnel they name in `users` and the organization's Admins.
+ */
+export const savedFilters = pgTable('saved_filters', {
+  sid: text('sid').primaryKey(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  tableSid: text('table_sid').notNull().references(() => tables.sid, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  /** The row list's query the filter stands for, as a query string (e.g. `is_archived=false&search=2`). */
+  query: text('query').notNull().default(''),
+  /** The personnel sids it is shared with (Labii's `users`). */
+  users: jsonb('users').notNull().default(sql`'[]'::jsonb`),
+  isArchived: boolean('is_archived').notNull().default(false),
+  /** The personnel record of its creator. */
+  ownerSid: text('owner_sid').references(() => personnel.sid, { onDelete: 'set null' }),
+  dateCreated: created(),
+  dateUpdated: updated(),
+}, (t) => [
+  index('saved_filters_org_order_idx').on(t.organizationSid, t.dateCreated, t.sid),
+  index('saved_filters_table_order_idx').on(t.tableSid, t.dateCreated, t.sid),
+  index('saved_filters_users_idx').using('gin', t.users),
+]);
+
+/**
+ * An organization's activity log (Labii's Activity, /activities/activity/): who did what to
+ * which object, when. Written by triggers in the transaction of the write it records
+ * (migration 0039): each version of a row (its cells, sections, fields, states), and each
+ * project created or changed. Read by the organization's Admins.
+ */
+export const activities = pgTable('activities', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
+  /** Who did it (a user sid; no foreign key: the log outlives an account, and a write never fails for its log line). */
+  userSid: text('user_sid'),
+  /** The kind of object: row, project. */
+  model: text('model').notNull(),
+  objectSid: text('object_sid').notNull(),
+  /** The object's name when it was done. */
+  target: text('target').notNull().default(''),
+  /** Created or Updated. */
+  action: text('action').notNull(),
+  /** What changed (a row's version message). */
+  field: text('field').notNull().default(''),
+  newData: text('new_data').notNull().default(''),
+  /** The row's version the change made (rows only). */
+  version: integer('version'),
+  dateCreated: created(),
+}, (t) => [
+  index('activities_org_idx').on(t.organizationSid, t.id),
+  index('activities_org_user_idx').on(t.organizationSid, t.userSid, t.id),
+  index('activities_org_model_idx').on(t.organizationSid, t.model, t.id),
+  index('activities_object_idx').on(t.objectSid, t.id),
+  index('activities_org_date_idx').on(t.organizationSid, t.dateCreated),
 ]);
 
 /**

@@ -113,6 +113,7 @@ const L = {
   section: list('tables', 'section'), credit: list('organizations', 'credit'), workflow: list('tables', 'workflow'), step: list('tables', 'step'),
   execution: list('tables', 'execution'), notification: list('notifications', 'notification'), file: list('files', 'file'),
   team: list('organizations', 'team'), labiiWorkflow: list('workflows', 'workflow'), labiiMember: list('projects', 'projectmember'),
+  filter: list('tables', 'filter'), activity: list('activities', 'activity'), labiiActivity: list('tables', 'activity'),
 };
 const D = {
   apikey: detail('accounts', 'apikey'), organization: detail('organizations', 'organization'), personnel: detail('organizations', 'personnel'),
@@ -121,6 +122,7 @@ const D = {
   section: detail('tables', 'section'), workflow: detail('tables', 'workflow'), step: detail('tables', 'step'), execution: detail('tables', 'execution'),
   notification: detail('notifications', 'notification'), file: detail('files', 'file'),
   team: detail('organizations', 'team'), labiiWorkflow: detail('workflows', 'workflow'), labiiMember: detail('projects', 'projectmember'),
+  filter: detail('tables', 'filter'),
 };
 
 // The caller's own records (anonymous has none: it is sent the Admin's).
@@ -140,6 +142,11 @@ const make = {
     const row = await make.row(f);
     return { row, ...await created(await f.ws.projectAdmin.api.post(L.section(f, 'detail', { row__sid: row.sid }), { name: `Section ${unique('s')}`, data: 'first' })) };
   },
+  /** A row open to the organization (Labii's open_to_organization: every active member reads it). */
+  openRow: (f: Fixtures) => createRow(f.ws, { name: `Open row ${unique('r')}`, open_to_organization: true }),
+  /** A saved filter of the Project Edit's, shared with nobody. */
+  filter: async (f: Fixtures) => created(await f.ws.projectEdit.api.post(L.filter(f, 'detail', { table__sid: f.ws.table.sid }),
+    { name: `Filter ${unique('f')}`, query: { is_archived: false } })),
   cell: async (f: Fixtures) => createCell(f.ws.projectAdmin.api, orgA(f), (await make.row(f)).sid, f.ws.columns.text.sid, 'first'),
   version: async (f: Fixtures) => {
     const row = await make.row(f);
@@ -656,6 +663,59 @@ const TABLE: Walk[] = [
     fresh: true, target: make.section, path: (_f, t) => D.section(t.sid), body: (_f, _t, role) => ({ data: `by ${role}` }),
     state: readableBy('admin', (_f, t) => D.row(t.row.sid)),
   },
+  {
+    route: 'DELETE /tables/section/detail/{sid}/', note: "Labii: Admin; here the row's Project Admin, a version of the row",
+    expect: E(NEEDS_ROLE, 200, 403, 403, 404, 403, 404, 401),
+    fresh: true, target: make.section, path: (_f, t) => D.section(t.sid), state: readableBy('admin', (_f, t) => D.section(t.sid)),
+  },
+  // --- open_to_organization (Labii; rules.ts, openToOrganization): every active member reads the row, as Project View
+  {
+    route: 'GET /tables/row/detail/{sid}/', note: 'a row open to the organization', expect: E(200, 200, 200, 200, 200, 403, 404, 401),
+    target: make.openRow, path: (_f, t) => D.row(t.sid),
+    then: async (_f, _t, role, res) => assert.equal(res.json.change_permission, role === 'projectAdmin' || role === 'projectEdit', `${role}: change_permission`),
+  },
+  {
+    route: 'PATCH /tables/row/detail/{sid}/', note: 'a row open to the organization: read, not written', expect: E(NEEDS_ROLE, 200, 200, 403, 403, 403, 404, 401),
+    fresh: true, target: make.openRow, path: (_f, t) => D.row(t.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
+    state: readableBy('admin', (_f, t) => D.row(t.sid)),
+  },
+  // --- saved filters (Labii's Filter): every member saves them; its owner, those it is shared with and Admins read one
+  {
+    route: 'GET /tables/filter/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
+    target: make.filter, path: (f, _t, _r, s) => L.filter(f, s, { table__sid: f.ws.table.sid }), mirror: { flag: 'add_permission', of: 'filter.post' },
+    then: async (_f, t, role, res) => assert.equal(res.json.results.some((x: any) => x.sid === t.sid), role === 'admin' || role === 'projectEdit', `${role}: whether the filter is listed`),
+  },
+  {
+    route: 'POST /tables/filter/list/{level}/{sid}/{serializer}/', id: 'filter.post', expect: E(201, 201, 201, 201, 201, 403, 403, 401),
+    path: (f, _t, _r, s) => L.filter(f, s, { table__sid: f.ws.table.sid }), body: (_f, _t, role) => ({ name: `Filter by ${role}`, query: 'search=x' }),
+  },
+  {
+    route: 'GET /tables/filter/detail/{sid}/', note: "the Project Edit's, shared with nobody", expect: E(200, 404, 200, 404, 404, 403, 404, 401),
+    target: make.filter, path: (_f, t) => D.filter(t.sid), mirror: { flag: 'change_permission', of: 'filter.patch' },
+  },
+  {
+    route: 'PATCH /tables/filter/detail/{sid}/', id: 'filter.patch', expect: E(200, 404, 200, 404, 404, 403, 404, 401),
+    fresh: true, target: make.filter, path: (_f, t) => D.filter(t.sid), body: (_f, _t, role) => ({ description: `changed by ${role}` }),
+    state: readableBy('admin', (_f, t) => D.filter(t.sid)),
+  },
+  {
+    route: 'DELETE /tables/filter/detail/{sid}/', expect: E(200, 404, 200, 404, 404, 403, 404, 401),
+    fresh: true, target: make.filter, path: (_f, t) => D.filter(t.sid), state: readableBy('admin', (_f, t) => D.filter(t.sid)),
+  },
+  // --- the activity log (Labii's Activity): Admins
+  {
+    route: 'GET /activities/activity/list/{level}/{sid}/{serializer}/', expect: E(200, 403, 403, 403, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.activity(f, s), mirror: { flag: 'add_permission', always: false },
+    then: async (_f, _t, _r, res) => assert.ok(res.json.count > 0, 'the workspace\'s writes are logged'),
+  },
+  {
+    route: 'GET /tables/activity/list/{level}/{sid}/{serializer}/', note: "labii-sdk 1.13.14's path", expect: E(200, 403, 403, 403, 403, 403, 403, 401),
+    path: (f, _t, _r, s) => L.labiiActivity(f, s), mirror: { flag: 'add_permission', always: false },
+  },
+  {
+    route: 'GET /activities/activity/export/organization/{sid}/', expect: E(200, 403, 403, 403, 403, 403, 403, 401),
+    path: (f) => `/activities/activity/export/organization/${orgA(f)}/?format=csv&model=row`,
+  },
   // --- versions (spec: GET Admin and project roles; PATCH Project Admin and Edit)
   {
     route: 'GET /tables/version/list/{level}/{sid}/{serializer}/', expect: E(200, 200, 200, 200, 200, 403, 403, 401),
@@ -998,7 +1058,7 @@ function mismatch(res: Answer, outcome: Outcome, isListGet: boolean): string | n
     return /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? null : 'expected an event stream';
   }
   if (status === 204) return res.text === '' ? null : `expected no body, got ${res.text.slice(0, 200)}`;
-  if (status === 200 && res.path.startsWith('/tables/row/export/')) {
+  if (status === 200 && (res.path.startsWith('/tables/row/export/') || res.path.startsWith('/activities/activity/export/'))) {
     return /^text\/csv/.test(res.headers.get('content-type') ?? '') ? null : 'expected CSV';
   }
   if (status === 200 && /^\/projects\/project\/detail\/\w+\/eln\/$/.test(res.path)) {

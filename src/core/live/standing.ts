@@ -11,7 +11,7 @@ import { currentPersonnel, readsProject } from '../rules.js';
 export interface OrgStanding {
   role: OrgRole;
   personnelSid: string;
-  /** The projects where they hold a role, with it. */
+  /** The projects where they hold a role, with it (View in those open to the organization). */
   projects: Map<string, ProjectRole>;
 }
 
@@ -35,9 +35,10 @@ export async function standingsOf(db: Db, userSids: string[]): Promise<Map<strin
   const byUser = new Map<string, Standing>();
   if (!userSids.length) return byUser;
   // Sids are letters and digits: one comma-separated parameter keeps one statement text (prepared once).
-  const found = await query<{ user_sid: string; organization_sid: string; personnel_sid: string; is_administrator: boolean; is_archived: boolean; is_current: boolean; projects: string }>(db, sql`
+  const found = await query<{ user_sid: string; organization_sid: string; personnel_sid: string; is_administrator: boolean; is_archived: boolean; is_current: boolean; projects: string; open: string }>(db, sql`
     SELECT p.user_sid, p.organization_sid, p.sid AS personnel_sid, p.is_administrator, p.is_archived,
-           ${currentPersonnel.sql('p')} AS is_current, coalesce(string_agg(pm.project_sid || ':' || pm.permission, ','), '') AS projects
+           ${currentPersonnel.sql('p')} AS is_current, coalesce(string_agg(pm.project_sid || ':' || pm.permission, ','), '') AS projects,
+           (SELECT coalesce(string_agg(op.sid, ','), '') FROM projects op WHERE op.organization_sid = p.organization_sid AND op.open_to_organization) AS open
       FROM personnel p LEFT JOIN project_members pm ON pm.personnel_sid = p.sid
      WHERE p.user_sid = ANY(string_to_array(${userSids.join(',')}, ','))
      GROUP BY p.sid`);
@@ -49,6 +50,8 @@ export async function standingsOf(db: Db, userSids: string[]): Promise<Map<strin
       const [project, role] = pair.split(':');
       projects.set(project, role as ProjectRole);
     }
+    // A project open to the organization: View for those without a role there (rules.ts, projectRole).
+    for (const project of row.open ? row.open.split(',') : []) if (!projects.has(project)) projects.set(project, 'view');
     standing.set(row.organization_sid, { role: roleOf(row)!, personnelSid: row.personnel_sid, projects });
   }
   return byUser;

@@ -1,6 +1,6 @@
 // Projects: the caller's project role comes along with every row (joined through
 // their personnel record in the project's organization), so no query per record.
-import { and, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { personnel, projectMembers, projects, users } from '../../db/schema.js';
@@ -29,7 +29,8 @@ const fields = {
   metadata: projects.metadata,
   date_created: isoTimestamp(projects.dateCreated),
   date_updated: isoTimestamp(projects.dateUpdated),
-  my_role: mine.permission,
+  // A project open to the organization: View for its members without a role (core/rules.ts, projectRole).
+  my_role: sql<ProjectRole | null>`coalesce(${mine.permission}, CASE WHEN ${projects.openToOrganization} AND NOT coalesce(${me.isAdministrator}, false) THEN 'view' END)`,
 };
 
 export interface ProjectRow {
@@ -62,17 +63,17 @@ function filtered(orgSid: string, filters: ProjectFilters): SQL {
   )!;
 }
 
-/** The projects of an organization a caller sees: all of them, or only those where they hold a role. */
+/** The projects of an organization a caller sees: all of them, or those where they hold a role and those open to the organization. */
 function visible(orgSid: string, all: boolean, filters: ProjectFilters): SQL {
-  return all ? filtered(orgSid, filters) : and(filtered(orgSid, filters), isNotNull(mine.sid))!;
+  return all ? filtered(orgSid, filters) : and(filtered(orgSid, filters), or(isNotNull(mine.sid), eq(projects.openToOrganization, true)))!;
 }
 
 export async function countVisible(db: Db, orgSid: string, personnelSid: string, all: boolean, filters: ProjectFilters = {}): Promise<number> {
   const base = db.select({ n: count() }).from(projects);
   const [row] = all
     ? await base.where(filtered(orgSid, filters))
-    : await base.innerJoin(mine, and(eq(mine.projectSid, projects.sid), eq(mine.personnelSid, personnelSid)))
-      .where(filtered(orgSid, filters));
+    : await base.leftJoin(mine, and(eq(mine.projectSid, projects.sid), eq(mine.personnelSid, personnelSid)))
+      .where(and(filtered(orgSid, filters), or(isNotNull(mine.sid), eq(projects.openToOrganization, true))));
   return row.n;
 }
 

@@ -5,7 +5,7 @@ const labiiFields = {
   parent: Type.Union([Ref, Type.Null()], { description: 'the project this one is inside (null: none)' }),
   date_start: Type.Union([DateString, Type.Null()]), date_end: Type.Union([DateString, Type.Null()]),
   is_archived: Type.Boolean(),
-  open_to_organization: Type.Boolean({ description: 'stored as Labii has it; grants no access of its own here (docs/labii-compatibility.md)' }),
+  open_to_organization: Type.Boolean({ description: 'every active member of the organization reads the project and its records (as Project View; docs/labii-compatibility.md)' }),
 };
 
 /** The project record in the `name`, `list` and `detail` shapes. */

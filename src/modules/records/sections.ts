@@ -23,12 +23,12 @@ export function dataText(data: unknown, max: number): string {
 }
 
 /** The row's lock, the caller's write permission and the row's state; the row's access. */
-export async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean): Promise<RowStanding> {
+export async function lockRowForSection(tx: Db, actor: Actor, membership: Membership, rowSid: string, addable: boolean, may = permissions.section.write): Promise<RowStanding> {
   const access = await lockRow(tx, actor, { row: rowSid });
   if (!access || access.row.organization_sid !== membership.organizationSid) {
     throw errors.field('row__sid', 'No row with this sid in this organization.');
   }
-  if (!permissions.section.write(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
+  if (!may(membership, access.projectRole)) throw errors.writeRefused(membership, access.projectRole, access.row.project_sid);
   checkRowState(access.row, addable);
   return access;
 }

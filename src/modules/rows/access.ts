@@ -27,7 +27,7 @@ export function loadRowAccess(db: Db, actor: Pick<Actor, 'userSid'>, rowSid: str
  * every row for an organization Admin, rows of any of their projects for others.
  */
 export function readableRows(membership: Membership) {
-  return readsRow.forMember(membership, sql`${rows.sid}`, sql`${rows.projectSid}`);
+  return readsRow.forMember(membership, sql`${rows.sid}`, sql`${rows.projectSid}`, sql`${rows.openToOrganization}`);
 }
 
 /** The member's project role on each row of a query over record_rows (rules.ts, rowRole). */

@@ -13,7 +13,7 @@ export function inProject(projectSid: string): SQL {
 }
 
 /** A date bound of a filter: a date (YYYY-MM-DD, UTC) or a timestamp; 400 naming the parameter otherwise. */
-function dateBound(name: string, value: string, wholeDay: boolean): SQL {
+export function dateBound(name: string, value: string, wholeDay: boolean): SQL {
   const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   if (Number.isNaN(Date.parse(isDate ? `${value}T00:00:00Z` : value)) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
     throw errors.field(name, 'Not a date (YYYY-MM-DD) or an ISO 8601 timestamp.');

@@ -131,7 +131,28 @@ function rowCount(orgSid: string, membership: Membership, filter: CountedFilter)
     sql`NOT ${firstCounts}`,
   ].filter((c): c is SQL => c !== undefined);
   return sql<number>`((SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})
-    + (SELECT count(DISTINCT rp.row_sid)::int FROM record_row_projects rp JOIN record_rows r ON r.sid = rp.row_sid WHERE ${sql.join(others, sql` AND `)}))`;
+    + (SELECT count(DISTINCT rp.row_sid)::int FROM record_row_projects rp JOIN record_rows r ON r.sid = rp.row_sid WHERE ${sql.join(others, sql` AND `)})
+    + ${openRowCount(orgSid, membership, filter)})`;
+}
+
+/**
+ * The rows a member reads only because they are open to the organization (rules.ts,
+ * openToOrganization), which the project counters do not count for them: row by row, over
+ * the organization's open rows (index record_rows_open_idx). An Admin reads every row: 0.
+ */
+function openRowCount(orgSid: string, membership: Membership, filter: CountedFilter): SQL {
+  if (membership.role === 'admin') return sql`0`;
+  const { is_archived: a, is_locked: l } = filter;
+  const conditions = [
+    sql`r.organization_sid = ${orgSid}`, sql`r.open_to_organization`,
+    filter.table__sid ? sql`r.table_sid = ${filter.table__sid}` : undefined,
+    filter.project__sid ? sql`(r.project_sid = ${filter.project__sid} OR EXISTS (SELECT 1 FROM record_row_projects fp WHERE fp.row_sid = r.sid AND fp.project_sid = ${filter.project__sid}))` : undefined,
+    a !== undefined ? sql`r.is_archived = ${a}` : undefined,
+    l !== undefined ? sql`r.is_locked = ${l}` : undefined,
+    sql`NOT ${readsProject.forMember(membership, sql`r.project_sid`)}`,
+    sql`NOT EXISTS (SELECT 1 FROM record_row_projects rp WHERE rp.row_sid = r.sid AND ${readsProject.forMember(membership, sql`rp.project_sid`)})`,
+  ].filter((c): c is SQL => c !== undefined);
+  return sql`(SELECT count(*)::int FROM record_rows r WHERE ${sql.join(conditions, sql` AND `)})`;
 }
 
 /** The count of a list: from the counters when they count it exactly, else row by row. */

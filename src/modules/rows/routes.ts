@@ -4,9 +4,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Serializer } from '../../core/resource.js';
 import type { Membership } from '../../core/access.js';
-import { answerLimits, defineDetail, defineList, refuseOtherMethods } from '../../core/resource.js';
+import { answerLimits, defineDetail, defineList, refuseOtherMethods, refuseUnknownParameters } from '../../core/resource.js';
 import { answerPage } from '../../core/answer-stream.js';
-import { organizationLevel, tableLevel } from '../../core/levels.js';
+import { organizationLevel, tableLevel, type TableScope } from '../../core/levels.js';
 import { findProjectRole } from '../../core/access.js';
 import { permissions } from '../../core/permissions.js';
 import { actorOf } from '../../core/auth.js';
@@ -16,11 +16,12 @@ import { ErrorResponses, Page, PageQuery, queryBool } from '../../core/schemas.j
 import { errors } from '../../core/errors.js';
 import { pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
-import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowRecord } from './repository.js';
+import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowFilter, type RowRecord } from './repository.js';
 import { cellsOfRowSids } from '../cells/repository.js';
 import { serializeCell } from '../cells/serializers.js';
 import { createRow, readableRow } from './service.js';
 import { rowUpdate } from '../records/commands/row-update.js';
+import { withSavedFilter } from '../filters/service.js';
 import { verifyChain } from '../versions/verify.js';
 import { lockRow } from '../records/lock.js';
 import { rowRecordBytes } from '../../core/pagination.js';
@@ -76,8 +77,7 @@ async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
  * caller's project role (with project__sid) alongside.
  */
 async function gridPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
-  const scope = await tableLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
-  const { membership, table } = scope;
+  const { membership, table } = request.scope as TableScope;
   const filter = request.query as GridFilter & { page?: number; page_size?: number };
   const page = pageRequest(filter);
   const withCells = async (found: RowRecord[]) => {
@@ -121,6 +121,13 @@ async function gridPage(ctx: AppContext, request: FastifyRequest, reply: Fastify
 
 export function registerRows(app: FastifyInstance, ctx: AppContext): void {
   registerRowStream(app, ctx);
+  // A saved filter (?filter__sid=) applied once per request: the page, its count and add_permission read the same query.
+  const savedFilterApplied = new WeakMap<object, Promise<RowFilter>>();
+  const applied = (membership: Membership, query: RowFilter & { filter__sid?: string }) => {
+    let found = savedFilterApplied.get(query);
+    if (!found) savedFilterApplied.set(query, (found = withSavedFilter(ctx.db, membership, query)));
+    return found;
+  };
   defineList(app, ctx, {
     path: '/tables/row',
     tag: 'rows',
@@ -132,14 +139,16 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       query: RowListQuery,
       // The list and detail shapes carry each row's cells (column_set, cells): pages are read and written a few records at a time (core/answer-stream.ts).
       recordBytes: (serializer) => (serializer !== 'name' ? rowRecordBytes(ctx.config) : undefined),
-      addPermission: async (scope, query) => {
+      addPermission: async (scope, given) => {
+        const query = await applied(scope.membership, given);
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
       },
       // The page carries its count, summed from the row counters (rows/repository.ts).
       counted: true,
-      count: (scope, query) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, query),
-      rows: async (scope, query, serializer, page) => {
+      count: async (scope, given) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, await applied(scope.membership, given)),
+      rows: async (scope, given, serializer, page) => {
+        const query = await applied(scope.membership, given);
         const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset);
         if (serializer !== 'detail') return withTotal(await rowSummaries(ctx, found, serializer, scope.membership), found);
         return withTotal(await rowDetails(ctx, found, scope.membership), found);
@@ -188,6 +197,11 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
 
   const gridUrl = '/tables/row/list/table/:sid/grid/';
   app.get(gridUrl, {
+    // The caller's standing first (an outsider gets 403), then a parameter the grid does not take is a 400 naming it.
+    preValidation: async (request) => {
+      request.scope = await tableLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
+      refuseUnknownParameters(request, Object.keys({ ...PageQuery, ...GridQuery }));
+    },
     schema: {
       tags: ['rows'],
       summary: "The grid: a page of a table's rows, each with all its cells",

@@ -72,6 +72,7 @@ export const RowListQuery = {
   table__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only rows of this table' })),
   project__sid: Type.Optional(Type.String({ maxLength: 64, description: 'only rows of this project (any of its projects)' })),
   ...RowLabiiFilters,
+  filter__sid: Type.Optional(Type.String({ maxLength: 64, description: 'a saved filter (/tables/filter/) applied: its table and filters; the other parameters given win' })),
 };
 export const RowCreateQuery = {
   table__sid: Type.String({ maxLength: 64, description: 'the table of the new row (required)' }),

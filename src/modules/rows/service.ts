@@ -10,6 +10,7 @@ import { isSid, newSid } from '../../core/ids.js';
 import { rowProjects, tables } from '../../db/schema.js';
 import { findColumnsOfTable, insertCellsOfNewRow } from '../cells/write.js';
 import { refuseOversize } from './size.js';
+import { withColumnRules } from './column-rules.js';
 import { appendVersion } from '../versions/append.js';
 import type { RowAccess } from './access.js';
 import { readRow, type RowRef } from '../records/lock.js';
@@ -112,7 +113,7 @@ export async function createRow(
   if (found?.problem) problems[field] = found.problem;
   if (Object.keys(problems).length) throw errors.fields(problems);
   const projectSids = checkProjectRoles(membership, found!);
-  const values = cellValuesOf(body);
+  const values = await withColumnRules(ctx.db, table.sid, cellValuesOf(body));
   const columnsFound = await findColumnsOfTable(ctx.db, table.sid, values.map(([key]) => key));
   const unknown = values.filter(([key]) => !columnsFound.has(key));
   if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map(([key]) => [key, "No column with this sid in the row's table."])));

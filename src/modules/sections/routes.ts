@@ -12,6 +12,7 @@ import { serializeSection } from './serializers.js';
 import { readableSection, sectionWords } from './service.js';
 import { sectionCreate } from '../records/commands/section-create.js';
 import { sectionUpdate } from '../records/commands/section-update.js';
+import { sectionDelete } from '../records/commands/section-delete.js';
 
 export function registerSections(app: FastifyInstance, ctx: AppContext): void {
   defineList(app, ctx, {
@@ -74,6 +75,12 @@ export function registerSections(app: FastifyInstance, ctx: AppContext): void {
         const { section, membership } = await sectionWords(() => sectionUpdate(ctx, actor, sid, body));
         return serializeSection(section, 'detail', membership);
       },
+    },
+    delete: {
+      summary: "Delete a section (the row's Project Admin; not of an archived row, nor a locked one)",
+      description: 'The sections after it move up one. The deletion is a version of the row, whose data no longer holds the section '
+        + '(the earlier versions keep it, and verify).',
+      handler: (actor, sid) => sectionWords(() => sectionDelete(ctx, actor, sid)),
     },
   });
 }

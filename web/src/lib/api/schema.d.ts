@@ -1877,7 +1877,11 @@ export interface paths {
         get: operations["getSection"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a section (the row's Project Admin; not of an archived row, nor a locked one)
+         * @description The sections after it move up one. The deletion is a version of the row, whose data no longer holds the section (the earlier versions keep it, and verify).
+         */
+        delete: operations["deleteSection"];
         options?: never;
         head?: never;
         /**
@@ -1887,6 +1891,269 @@ export interface paths {
          *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
          */
         patch: operations["updateSection"];
+        trace?: never;
+    };
+    "/tables/filter/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved filters (Admin: all; others: their own and those shared with them) (name shape)
+         * @description Oldest first; `table__sid` and `is_archived` filter. A saved filter applies to the row list with `?filter__sid=`.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFiltersName"];
+        put?: never;
+        /**
+         * Save a filter of a table's rows (Admin, Member) (answers the name shape)
+         * @description Query `table__sid` (or `table` in the body). Body {name, description?, query, users?, is_archived?}: `query` is the row list's filters, as Labii's {field__expr: value} or a query string; `users` the personnel it is shared with.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFilterName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/filter/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved filters (Admin: all; others: their own and those shared with them) (list shape)
+         * @description Oldest first; `table__sid` and `is_archived` filter. A saved filter applies to the row list with `?filter__sid=`.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFiltersList"];
+        put?: never;
+        /**
+         * Save a filter of a table's rows (Admin, Member) (answers the list shape)
+         * @description Query `table__sid` (or `table` in the body). Body {name, description?, query, users?, is_archived?}: `query` is the row list's filters, as Labii's {field__expr: value} or a query string; `users` the personnel it is shared with.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFilterList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/filter/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved filters (Admin: all; others: their own and those shared with them) (detail shape)
+         * @description Oldest first; `table__sid` and `is_archived` filter. A saved filter applies to the row list with `?filter__sid=`.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listFiltersDetail"];
+        put?: never;
+        /**
+         * Save a filter of a table's rows (Admin, Member) (answers the detail shape)
+         * @description Query `table__sid` (or `table` in the body). Body {name, description?, query, users?, is_archived?}: `query` is the row list's filters, as Labii's {field__expr: value} or a query string; `users` the personnel it is shared with.
+         *
+         *     Levels: organization.
+         */
+        post: operations["createFilterDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/filter/detail/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One saved filter (its owner, those it is shared with, Admin) */
+        get: operations["getFilter"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved filter (its owner, Admin)
+         * @description Answers {}.
+         */
+        delete: operations["deleteFilter"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a saved filter (its owner, Admin)
+         * @description Body {name?, description?, query?, users?, is_archived?}: `users` replaces the list.
+         *
+         *     Send `If-Match: <ETag>` to refuse the change (412) when the record changed since you read it.
+         */
+        patch: operations["updateFilter"];
+        trace?: never;
+    };
+    "/activities/activity/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (name shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (list shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (detail shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/name/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (name shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesNameAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/list/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (list shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesListAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/activity/list/{level}/{sid}/detail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's activity log (Admin) (detail shape)
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         *
+         *     Levels: organization.
+         */
+        get: operations["listActivitiesDetailAtLabiiPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activities/activity/export/organization/{sid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's activity log as NDJSON or CSV, streamed (Admin)
+         * @description Newest first, filtered as the list filters. NDJSON: one line of the list shape a line. CSV: a header of date_created, user_sid, user_email, user_name, action, model, object_sid, target, field, new_data, version, then one line each. Streamed as the database yields the lines.
+         */
+        get: operations["exportActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tables/version/list/{level}/{sid}/name/": {
@@ -3875,7 +4142,7 @@ export interface components {
              */
             date_end: string | null;
             is_archived: boolean;
-            /** @description stored as Labii has it; grants no access of its own here (docs/labii-compatibility.md) */
+            /** @description every active member of the organization reads the project and its records (as Project View; docs/labii-compatibility.md) */
             open_to_organization: boolean;
             change_permission: boolean;
         };
@@ -3912,7 +4179,7 @@ export interface components {
              */
             date_end: string | null;
             is_archived: boolean;
-            /** @description stored as Labii has it; grants no access of its own here (docs/labii-compatibility.md) */
+            /** @description every active member of the organization reads the project and its records (as Project View; docs/labii-compatibility.md) */
             open_to_organization: boolean;
             metadata: components["schemas"]["JsonValue"];
             /** @description the creator's full name; empty when unknown */
@@ -5184,6 +5451,277 @@ export interface components {
             order?: number;
             data?: components["schemas"]["JsonValue"];
             is_archived?: boolean;
+        };
+        /** FilterName */
+        FilterName: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+        };
+        /** FilterNamePage */
+        FilterNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FilterName"][];
+        };
+        /** FilterCreate */
+        FilterCreate: {
+            name: string;
+            description?: string | null;
+            /** @description the row list's filters: project__sid, is_archived, uid, owner__sid, search (Labii's name__icontains), the date ranges */
+            query: string | {
+                [key: string]: string | number | boolean;
+            };
+            /** @description personnel sids (or {sid}) of the organization */
+            users?: (string | {
+                sid: string;
+            })[];
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean;
+            /** @description the table whose rows it filters (or ?table__sid=) */
+            table?: string | {
+                sid: string;
+            };
+        };
+        /** FilterList */
+        FilterList: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the row list's query the filter stands for, as a query string (e.g. `is_archived=false&search=2`) */
+            query: string;
+            /** @description the personnel sids the filter is shared with (they read it and apply it) */
+            users: string[];
+            is_archived: boolean;
+            table: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+            };
+            change_permission: boolean;
+        };
+        /** FilterListPage */
+        FilterListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FilterList"][];
+        };
+        /** FilterDetail */
+        FilterDetail: {
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            sid: string;
+            name: string;
+            description: string;
+            /** @description the row list's query the filter stands for, as a query string (e.g. `is_archived=false&search=2`) */
+            query: string;
+            /** @description the personnel sids the filter is shared with (they read it and apply it) */
+            users: string[];
+            is_archived: boolean;
+            table: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                name: string;
+            };
+            change_permission: boolean;
+            /** @description the name of who saved it */
+            owner: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_updated: string;
+        };
+        /** FilterDetailPage */
+        FilterDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["FilterDetail"][];
+        };
+        /** FilterUpdate */
+        FilterUpdate: {
+            name?: string;
+            description?: string | null;
+            /** @description the row list's filters: project__sid, is_archived, uid, owner__sid, search (Labii's name__icontains), the date ranges */
+            query?: string | {
+                [key: string]: string | number | boolean;
+            };
+            /** @description personnel sids (or {sid}) of the organization */
+            users?: (string | {
+                sid: string;
+            })[];
+            /** @description true or false (as a JSON boolean or the string "true"/"false") */
+            is_archived?: boolean;
+        };
+        /** ActivityName */
+        ActivityName: {
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityNamePage */
+        ActivityNamePage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityName"][];
+        };
+        /** ActivityList */
+        ActivityList: {
+            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            icon: string;
+            /** @description who did it (null: an account since deleted) */
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            } | null;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            field: string;
+            new_data: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the row's version the change made (rows) */
+            version: number | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityListPage */
+        ActivityListPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityList"][];
+        };
+        /** ActivityDetail */
+        ActivityDetail: {
+            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            icon: string;
+            /** @description who did it (null: an account since deleted) */
+            user: {
+                /**
+                 * @description identifier
+                 * @example a1B2c3D4e5F6g7H8
+                 */
+                sid: string;
+                first_name: string;
+                last_name: string;
+                email: string;
+            } | null;
+            /** @enum {string} */
+            action: "Created" | "Updated";
+            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            field: string;
+            new_data: string;
+            /** @description the object's name when it was done */
+            target: string;
+            /**
+             * @description the kind of object
+             * @enum {string}
+             */
+            model: "row" | "project";
+            /**
+             * @description identifier
+             * @example a1B2c3D4e5F6g7H8
+             */
+            object_sid: string;
+            /** @description the row's version the change made (rows) */
+            version: number | null;
+            /**
+             * @description ISO 8601 UTC timestamp with microseconds
+             * @example 2018-07-27T07:10:57.279388Z
+             */
+            date_created: string;
+        };
+        /** ActivityDetailPage */
+        ActivityDetailPage: {
+            page_size: number;
+            page_number: number;
+            page_count: number;
+            count: number;
+            next: string | null;
+            previous: string | null;
+            add_permission: boolean;
+            results: components["schemas"]["ActivityDetail"][];
         };
         /** VersionName */
         VersionName: {
@@ -11269,6 +11807,8 @@ export interface operations {
                 date_updated__lte?: string;
                 /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
                 date_updated__lt?: string;
+                /** @description a saved filter (/tables/filter/) applied: its table and filters; the other parameters given win */
+                filter__sid?: string;
             };
             header?: never;
             path: {
@@ -11400,6 +11940,8 @@ export interface operations {
                 date_updated__lte?: string;
                 /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
                 date_updated__lt?: string;
+                /** @description a saved filter (/tables/filter/) applied: its table and filters; the other parameters given win */
+                filter__sid?: string;
             };
             header?: never;
             path: {
@@ -11531,6 +12073,8 @@ export interface operations {
                 date_updated__lte?: string;
                 /** @description only rows whose date_updated is before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
                 date_updated__lt?: string;
+                /** @description a saved filter (/tables/filter/) applied: its table and filters; the other parameters given win */
+                filter__sid?: string;
             };
             header?: never;
             path: {
@@ -12492,6 +13036,36 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    deleteSection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateSection: {
         parameters: {
             query?: never;
@@ -12540,6 +13114,766 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiltersName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the filters of this table */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) filters (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFilterName: {
+        parameters: {
+            query?: {
+                /** @description the table whose rows it filters (or `table` in the body) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "query": "query",
+                 *       "users": [
+                 *         "users"
+                 *       ],
+                 *       "is_archived": false,
+                 *       "table": "table"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FilterCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiltersList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the filters of this table */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) filters (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFilterList: {
+        parameters: {
+            query?: {
+                /** @description the table whose rows it filters (or `table` in the body) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "query": "query",
+                 *       "users": [
+                 *         "users"
+                 *       ],
+                 *       "is_archived": false,
+                 *       "table": "table"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FilterCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiltersDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only the filters of this table */
+                table__sid?: string;
+                /** @description only the archived (true) or only the other (false) filters (true, True, 1; false, False, 0) */
+                is_archived?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFilterDetail: {
+        parameters: {
+            query?: {
+                /** @description the table whose rows it filters (or `table` in the body) */
+                table__sid?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: a POST with the same key (per user, 24 hours) and the same request gets the first answer again, without a second write */
+                "Idempotency-Key"?: components["parameters"]["HeaderIdempotencyKey"];
+            };
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "query": "query",
+                 *       "users": [
+                 *         "users"
+                 *       ],
+                 *       "is_archived": false,
+                 *       "table": "table"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FilterCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateFilter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of the record as you read it: the change is refused (412) if the record changed since */
+                "If-Match"?: components["parameters"]["HeaderIfMatch"];
+            };
+            path: {
+                /** @description the sid of the record */
+                sid: components["parameters"]["PathRecordSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "description": "description",
+                 *       "query": "query",
+                 *       "users": [
+                 *         "users"
+                 *       ],
+                 *       "is_archived": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["FilterUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the version of the record, for If-Match on its PATCH */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesName: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesList: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesDetail: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesNameAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityNamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesListAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityListPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listActivitiesDetailAtLabiiPath: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: components["parameters"]["QueryPage"];
+                /** @description records per page (default 10, at most 100) */
+                page_size?: components["parameters"]["QueryPageSize"];
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the level of the list (for example `organization`) */
+                level: "organization";
+                /** @description the sid of the record at that level */
+                sid: components["parameters"]["PathLevelSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityDetailPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportActivities: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default) or csv */
+                format?: "ndjson" | "csv";
+                /** @description only what this user did (`user.sid`) */
+                user__sid?: string;
+                /** @description only this kind of object */
+                model?: "row" | "project";
+                /** @description only what was done to this object */
+                object_sid?: string;
+                /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gte?: string;
+                /** @description only what was done after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__gt?: string;
+                /** @description only what was done at or before (a date: that whole day) this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lte?: string;
+                /** @description only what was done before this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
+                date_created__lt?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the sid of the organization */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the log, as a download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
