@@ -45,7 +45,7 @@ CREATE INDEX "record_rows_org_open_idx" ON "record_rows" USING btree ("organizat
 -- one), and each project created or changed. Statement-level, over the transition tables,
 -- so an import of many rows adds its lines in one statement. They fire ALWAYS, like the
 -- row counters.
-CREATE FUNCTION records_activity_of_versions() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION records_activity_of_versions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO activities (organization_sid, user_sid, model, object_sid, target, action, field, version, date_created)
   SELECT v.organization_sid, v.updated_by, 'row', v.row_sid, coalesce(r.name, ''),
@@ -61,7 +61,7 @@ CREATE TRIGGER records_activity_of_versions AFTER INSERT ON versions
 --> statement-breakpoint
 ALTER TABLE versions ENABLE ALWAYS TRIGGER records_activity_of_versions;
 --> statement-breakpoint
-CREATE FUNCTION records_activity_of_projects() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION records_activity_of_projects() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     INSERT INTO activities (organization_sid, user_sid, model, object_sid, target, action, field)
