@@ -210,6 +210,9 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       await ok(ws.projectAdmin.api.post(list('tables', 'section', { row__sid: row0.sid }), { name: 'Fuzz section', data: 'first' }), 201, 'section'),
       await ok(ws.projectAdmin.api.post(list('tables', 'section', { row__sid: row1.sid }), { name: 'Fuzz section 2', data: 'second' }), 201, 'section 2'),
     ];
+    const filters = [
+      await ok(api.post(list('tables', 'filter', { table__sid: ws.table.sid }), { name: 'Fuzz filter', query: 'is_archived=false' }), 201, 'saved filter'),
+    ];
 
     Object.assign(own, {
       organization: [org.sid],
@@ -223,6 +226,7 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
       projectmember: memberships.map((m: any) => m.sid).filter((sid: string) => sid !== adminRole.sid),
       team: teams.map((t: any) => t.sid),
       section: sections.map((t: any) => t.sid),
+      filter: filters.map((f: any) => f.sid),
       table: [ws.table.sid],
       widget: [ws.widgets.paid.sid],
       column: [ws.columns.text.sid, ws.columns.paid.sid],

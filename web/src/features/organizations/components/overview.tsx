@@ -82,12 +82,14 @@ function TablesSection({ orgSid }: { orgSid: string }) {
         <ErrorMessage error={tables.error} />
       ) : (
         <>
-          {tables.data.results.length === 0 ? (
+          {/* Every organization has its files table (name_system "file", labii-sdk's uploads): not one of its own. */}
+          {tables.data.results.every((table) => table.name_system === 'file') && (
             <p className="empty">
-              No tables yet. A table's columns say what each record holds; its rows live in projects.
+              No tables of your own yet. A table's columns say what each record holds; its rows live in projects.
               {tables.data.add_permission ? ' Create one below, then add its columns.' : " Your organization's Admins create tables."}
             </p>
-          ) : (
+          )}
+          {tables.data.results.length > 0 && (
             <ul className="list">
               {tables.data.results.map((table) => (
                 <li key={table.sid}>
