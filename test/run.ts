@@ -21,7 +21,8 @@ type Kind = 'pglite' | 'postgres';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY || 2);
-const TEST_TIMEOUT_MS = 600_000;
+/** A file that runs longer is stopped: a hang, not a slow machine (a busy PGlite pass took a suite over 600 s). */
+const TEST_TIMEOUT_MS = 900_000;
 
 /** Undo steps of the run in progress, newest first; run on success, failure and Ctrl-C alike. */
 const cleanups: Array<() => Promise<void>> = [];

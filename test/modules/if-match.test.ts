@@ -21,7 +21,7 @@ const workflowDetail = (sid: string, query?: Query) => withQuery(`/tables/workfl
 /** The 412 of a stale If-Match: it names the record and the GET that gives its current ETag. */
 const changed = (path: string) => `The ${path.split('/')[2] === 'personnel' ? 'personnel record' : path.split('/')[2]} changed since you read it: GET ${path} and retry with its ETag.`;
 const ROWS = 10;
-const ROUNDS = 20; // ROWS × ROUNDS interleavings per kind of writer
+const ROUNDS = 10; // ROWS × ROUNDS interleavings per kind of writer (100: on PGlite, whose one connection the neighbouring suite shares, 200 took over 400 s)
 
 /** On PostgreSQL the harness's server and a second process on the same database. */
 const { urls: servers, through } = spreadOverServers();
