@@ -615,9 +615,10 @@ describe(`fuzz every route of /openapi.json (seed ${SEED})`, () => {
     t.diagnostic(`seed ${SEED}: ${requests.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
     report(await confirmSlow(findings), `fuzz with seed ${SEED}`);
     // Not vacuous: the routes were reached, not only refused.
-    // (Any 2xx: a create or a delete reached its route as much as a read.)
+    // (Any 2xx: a create or a delete reached its route as much as a read. About one in ten
+    // succeeds; one in twenty is the floor, so a seed that draws more refusals is no failure.)
     const succeeded = [...statuses].filter(([status]) => status >= 200 && status < 300).reduce((sum, [, n]) => sum + n, 0);
-    assert.ok(succeeded > requests.length / 10, `many requests succeed: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    assert.ok(succeeded > requests.length / 20, `many requests succeed: ${JSON.stringify(Object.fromEntries(statuses))}`);
     assert.ok((statuses.get(201) ?? 0) > 10, 'some creations succeed');
     assert.ok((statuses.get(400) ?? 0) > requests.length / 10, 'many requests are refused as bad input');
   });
