@@ -12,11 +12,13 @@ import { assertWholeWrites, type Write } from './consistency.ts';
 import { attempt, freshDatabase, pricedWorkspace, probeNewConnection, startTracked, undoAll, waitGroupGone } from './lib.ts';
 
 /**
- * Concurrent PATCHes of one row's cells: they queue on the row's lock, so the last answers
- * well after the first. At most the pool of one process (10), so each waits in PostgreSQL.
+ * Concurrent PATCHes of one row's cells, each its own cell: they queue on the row's lock, so
+ * the last answers well after the first. At most the pool of one process (10), so each waits
+ * in PostgreSQL (PATCHes of one cell would take turns in the process instead,
+ * core/write-turns.ts, where pg_stat_activity cannot see them).
  */
 const BURST = 10;
-const COLUMNS = 4;
+const COLUMNS = BURST;
 /** How soon after the last in-flight answer the process must have exited. */
 const EXIT_MS = 10_000;
 
