@@ -156,7 +156,9 @@ describe('file cells', () => {
 
   test('20 parallel uploads to one row all land, each its own version, chained', async () => {
     const row = await createRow(ws);
-    const contents = Array.from({ length: 20 }, (_, i) => randomFile(8 * 1024 + i));
+    // 8 KiB each in the suite; FILE_CELLS_PARALLEL_BYTES=52428800 runs issue 25's 20 × 50 MB.
+    const bytes = Number(process.env.FILE_CELLS_PARALLEL_BYTES ?? 8 * 1024);
+    const contents = Array.from({ length: 20 }, (_, i) => randomFile(bytes + i));
     const answers = await Promise.all(contents.map((c, i) => uploadToRow(ws.projectAdmin.api, row.sid, files, `part ${i}.bin`, c)));
     const uploaded = answers.map((res) => expectStatus(res, 201).json);
     const versions = uploaded.map((f) => f.version).sort((a, b) => a - b);
