@@ -151,7 +151,7 @@ const taken = new Set<string>();
  * parsed. Fails after `timeoutMs` (the mail worker retries every MAIL_RETRY_SECONDS).
  */
 export async function readMail(to: string, options: { timeoutMs?: number; dataDir?: string; subject?: RegExp } = {}): Promise<Mail> {
-  const { timeoutMs = 20_000, dataDir = DATA_DIR, subject } = options;
+  const { timeoutMs = 60_000, dataDir = DATA_DIR, subject } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const mail = mailTo(to, dataDir).find((m) => !taken.has(m.file) && (!subject || subject.test(m.subject)));
