@@ -173,7 +173,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onReady', () => files.store.open());
   app.addHook('onClose', () => files.store.close());
   const ctx: AppContext = {
-    config, database, mail, metrics, live, jobs, files, heavy: new WorkBudget(config.heavyWorkBytes),
+    config, database, mail, metrics, live, jobs, files, heavy: new WorkBudget(config.heavyWorkBytes, config.heavyWorkWaitMs),
     get db() { return ambientTransaction() ?? database.db; },
   };
 

@@ -58,6 +58,7 @@ export interface Config {
   answerMaxBytes: number;
   /** The process's budget of heavy work in flight (large answers being written, verifications), in bytes: past it, 503. */
   heavyWorkBytes: number;
+  heavyWorkWaitMs: number;
   /** How long a client may take to send a whole request (then 408). */
   requestTimeoutSeconds: number;
   /** How often each process runs the retention job (jobs/retention.ts). */
@@ -184,6 +185,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     // smaller reads and a smaller budget there (docs/decisions.md, "the heavy-work budget").
     answerMaxBytes: int('ANSWER_MAX_BYTES', (env.DATABASE_URL ? 8 : 4) * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
     heavyWorkBytes: int('HEAVY_WORK_BYTES', (env.DATABASE_URL ? 24 : 12) * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
+    heavyWorkWaitMs: int('HEAVY_WORK_WAIT_MS', 2000, 0, 60_000),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
     serverTiming: bool('SERVER_TIMING', false),

@@ -78,7 +78,7 @@ async function drained(res: FastifyReply['raw']): Promise<void> {
 export async function answerPage(request: FastifyRequest, reply: FastifyReply, limits: AnswerLimits, source: PageSource) {
   const { page } = source;
   const perRead = recordsPerRead(source, limits.readBytes);
-  if (source.recordBytes) limits.budget.takeFor(reply, perRead * source.recordBytes);
+  if (source.recordBytes) await limits.budget.takeFor(reply, perRead * source.recordBytes);
   const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead });
   const envelope = pageEnvelope(request, limits.publicUrl, page, count, results, addPermission);
   const end = Math.min(page.size, records ?? page.size);

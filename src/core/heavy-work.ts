@@ -14,36 +14,118 @@ export const busy = () => new ApiError(503, {
   detail: 'The server is answering too many large requests at once; try again in 1 second.',
 }, { 'retry-after': '1' });
 
+interface Waiter {
+  bytes: number;
+  admit: (release: () => void) => void;
+  refuse: () => void;
+}
+
 export class WorkBudget {
   private used = 0;
+  private readonly queue: Waiter[] = [];
 
-  constructor(readonly limit: number) {}
+  /**
+   * `limit`: the bytes in flight at once; `waitMs`: how long a request whose reservation
+   * does not fit waits for others to finish before it is answered 503 (a burst of ordinary
+   * pages, each done in milliseconds, queues instead of failing; a crowd of large answers
+   * is still turned away, and a waiting request holds none of the budget).
+   */
+  constructor(readonly limit: number, readonly waitMs = 0) {}
 
   /** The bytes reserved now (for metrics and tests). */
   get inFlight(): number {
     return this.used;
   }
 
-  /**
-   * Reserves `bytes`, or throws the 503 when the budget cannot hold them (a reservation
-   * larger than the whole budget is granted only to an idle process). Returns the
-   * release, which is safe to call more than once.
-   */
-  take(bytes: number): () => void {
-    if (bytes <= 0) return () => {};
-    if (this.used > 0 && this.used + bytes > this.limit) throw busy();
+  /** Requests waiting for room (for metrics and tests). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  private fits(bytes: number): boolean {
+    // A reservation larger than the whole budget is granted only to an idle process.
+    return this.used === 0 || this.used + bytes <= this.limit;
+  }
+
+  private grant(bytes: number): () => void {
     this.used += bytes;
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       this.used -= bytes;
+      this.admitWaiting();
     };
   }
 
-  /** Reserves `bytes` until the answer of `reply` is written or its connection closes. */
-  takeFor(reply: FastifyReply, bytes: number): void {
-    const release = this.take(bytes);
+  /** Admits the waiting requests that fit now, first come first served. */
+  private admitWaiting() {
+    while (this.queue.length > 0 && this.fits(this.queue[0].bytes)) {
+      const next = this.queue.shift()!;
+      next.admit(this.grant(next.bytes));
+    }
+  }
+
+  /**
+   * Reserves `bytes` now, or throws the 503 when the budget cannot hold them. Returns the
+   * release, which is safe to call more than once.
+   */
+  take(bytes: number): () => void {
+    if (bytes <= 0) return () => {};
+    if (this.queue.length > 0 || !this.fits(bytes)) throw busy();
+    return this.grant(bytes);
+  }
+
+  /**
+   * Reserves `bytes`, waiting up to `waitMs` (in arrival order) for room; rejects with the
+   * 503 past that, or at once when `signal` aborts (the client left).
+   */
+  async reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
+    if (bytes <= 0) return () => {};
+    if (this.queue.length === 0 && this.fits(bytes)) return this.grant(bytes);
+    if (this.waitMs <= 0) throw busy();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        bytes,
+        admit: (release) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', waiter.refuse);
+          resolve(release);
+        },
+        refuse: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', waiter.refuse);
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          // The head may have been the one that did not fit: those behind it may fit now.
+          this.admitWaiting();
+          reject(busy());
+        },
+      };
+      const timer = setTimeout(waiter.refuse, this.waitMs);
+      signal?.addEventListener('abort', waiter.refuse, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /**
+   * Reserves `bytes` (waiting as `reserve` does) until the answer of `reply` is written or
+   * its connection closes.
+   */
+  async takeFor(reply: FastifyReply, bytes: number): Promise<void> {
+    const ac = new AbortController();
+    const leave = () => ac.abort();
+    reply.raw.once('close', leave);
+    let release: () => void;
+    try {
+      release = await this.reserve(bytes, ac.signal);
+    } finally {
+      reply.raw.off('close', leave);
+    }
+    if (reply.raw.destroyed || reply.raw.writableFinished) {
+      release();
+      return;
+    }
     reply.raw.once('close', release);
     reply.raw.once('finish', release);
   }

@@ -168,3 +168,30 @@ describe('a process with a small heap under parallel large lists and verificatio
     for (const [what, path, check] of kinds) check(expectStatus(await ws.api.get(path, { timeoutMs: 300_000 }), 200, what));
   });
 });
+
+describe('a burst of ordinary pages waits for the heavy-work budget instead of failing', () => {
+  let server: RunningServer;
+  let ws: SmallWorkspace;
+
+  // One page's reservation fills the budget (3 records of 16 KiB + 4 KiB in a 64 KiB budget):
+  // before HEAVY_WORK_WAIT_MS, every request that met another in flight was answered 503.
+  before(async () => {
+    server = await startServer({
+      workers: 1,
+      env: { ROW_MAX_BYTES: String(16 * 1024), ANSWER_MAX_BYTES: String(64 * 1024), HEAVY_WORK_BYTES: String(64 * 1024), HEAVY_WORK_WAIT_MS: '60000' },
+    });
+    ws = await newSmallWorkspaceAt(server, 'burst', 1);
+    const rowsPath = recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid });
+    for (let i = 0; i < 5; i += 1) expectStatus(await ws.api.post(rowsPath, { name: `Row ${i}` }), 201);
+  });
+
+  after(async () => server?.stop());
+
+  test('24 row lists at once in one process: every one answered 200 with its 5 rows', async () => {
+    const path = recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, page_size: 10 });
+    const answers = await Promise.all(Array.from({ length: 24 }, () => ws.api.get(path, { timeoutMs: 120_000 })));
+    const statuses = answers.map((res) => res.status);
+    assert.deepEqual(statuses, statuses.map(() => 200), `statuses: ${statuses.join(' ')}`);
+    for (const res of answers) assert.deepEqual(res.json.results.map((r: any) => r.name).sort(), ['Row 0', 'Row 1', 'Row 2', 'Row 3', 'Row 4']);
+  });
+});

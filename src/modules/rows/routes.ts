@@ -234,7 +234,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
     const { row } = await readableRow(ctx, actorOf(request), (request.params as { sid: string }).sid);
     // A verification holds at most two batches of ANSWER_MAX_BYTES / 2: one read's worth of the
     // process's heavy-work budget, reserved until it answers (503 past the budget).
-    ctx.heavy.takeFor(reply, ctx.config.answerMaxBytes);
+    await ctx.heavy.takeFor(reply, ctx.config.answerMaxBytes);
     const batchBytes = Math.floor(ctx.config.answerMaxBytes / 2);
     return verifyChain(ctx.db, row, batchBytes, Math.floor(batchBytes / rowRecordBytes(ctx.config)), ctx.files.store);
   });
