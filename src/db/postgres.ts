@@ -37,9 +37,22 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
+/**
+ * Drizzle opens every transaction with `begin`; ours also put the transaction's statements
+ * on PostgreSQL's own plan choice (`auto`: a prepared statement's generic plan, kept by the
+ * connection, once it costs no more than planning each time), in the same round trip. A
+ * transaction is a write: its statements find rows by their keys (the row and its cells,
+ * the caller's standing, the version head, a credit shard, and every statement inside the
+ * write functions), planned the same whatever the values, where planning each execution
+ * cost more than running it. Reads outside transactions keep the session's
+ * force_custom_plan (docs/decisions.md, "Prepared statements, custom plans").
+ */
+const TX_BEGIN = 'begin; set local plan_cache_mode = auto';
+
 class PreparingClient extends pg.Client {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
+    if (config && typeof config === 'object' && config.text === 'begin' && !(Array.isArray(values) && values.length)) config = { ...config, text: TX_BEGIN };
     if (config && typeof config === 'object' && typeof config.text === 'string' && !config.name
       && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length))) {
       const name = statementName(config.text);
