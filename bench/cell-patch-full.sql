@@ -1,17 +1,13 @@
 -- Every statement one cell PATCH sends, in order and as the service sends them: the
 -- authentication and the write transaction of bench/cell-patch.sql (the answer is built
 -- from what those statements return). It is what PostgreSQL would do for the request
--- with no application in between (6 round trips).
+-- with no application in between (5 round trips).
 -- Variables (pgbench -D): org, user, personnel (the admin's), token_hash (SHA-256 of
 -- the admin's session token), price, rows, cols.
 \set n random(1, :rows)
 \set c random(1, :cols)
 \set cell (:n - 1) * :cols + :c
-SELECT u.sid AS user_sid, u.email, u.first_name, u.last_name, c.sid, c.kind,
-       c.last_used_at < now() - interval '60 seconds' AS stale
-  FROM credentials c JOIN users u ON u.sid = c.user_sid
- WHERE c.key_hash = ':token_hash' AND u.is_active
-   AND (c.kind = 'apikey' OR c.last_used_at > now() - make_interval(mins => 30));
+SELECT * FROM records_credential(':token_hash', 30, NULL);
 BEGIN;
 SELECT c.sid, c.data, to_char(c.date_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS date_created,
        to_char(c.date_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS date_updated,
@@ -34,7 +30,9 @@ WITH size AS (
            WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM (SELECT x.column_sid FROM cells x WHERE x.sid = 'cel' || lpad(:cell::text, 13, '0')))
        + 34 + octet_length(to_jsonb(r.name)::text) + octet_length(to_jsonb(r.description)::text) AS bytes
     FROM record_rows r WHERE r.sid = 'row' || lpad(:n::text, 13, '0'))
-SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
+SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
+       CASE WHEN s.new_version IS NOT NULL THEN records_debit(':org', :price::numeric, 'pgl' || substr(md5(random()::text), 1, 13), 'cell changed in column Column ' || :c,
+         'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user') IS NOT NULL END AS paid
   FROM size LEFT JOIN LATERAL (
     SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN pg_notify('records_rows', json_build_object(
         'kind', 'cell', 'organization', ':org', 'row', 'row' || lpad(:n::text, 13, '0'), 'version', s.new_version,
@@ -42,6 +40,4 @@ SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
         'date_updated', s.updated_at, 'cell', 'cel' || lpad(:cell::text, 13, '0'), 'created', false, 'data', 'benchmark data', 'data_omitted', false)::text) END AS notified
       FROM records_set_cell('cel' || lpad(:cell::text, 13, '0'), md5(random()::text), ':user', 'pgv' || substr(md5(random()::text), 1, 13), 'Changed the cell of Column ' || :c) s
      WHERE size.bytes <= 1048576) s ON true;
-SELECT records_debit(':org', :price::numeric, 'pgl' || substr(md5(random()::text), 1, 13), 'cell changed in column Column ' || :c,
-       'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user') AS balance;
 COMMIT;

@@ -32,10 +32,17 @@ export interface Debit {
  */
 export async function debitCredits(tx: Db, debit: Debit): Promise<boolean> {
   if (Number(debit.amount) === 0) return true;
-  const [paid] = await query<{ balance: string | null }>(tx, sql`
-    SELECT records_debit(${debit.organizationSid}, ${debit.amount}::numeric, ${newSid()}, ${debit.reason},
-                         ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null}) AS balance`);
+  const [paid] = await query<{ balance: string | null }>(tx, sql`SELECT ${debitCall(debit)} AS balance`);
   return paid.balance !== null;
+}
+
+/**
+ * The debit as an SQL expression, for a write that makes it in its own statement (one round
+ * trip fewer): the balance after it, NULL when the credits do not cover it (nothing written).
+ */
+export function debitCall(debit: Debit): SQL {
+  return sql`records_debit(${debit.organizationSid}, ${debit.amount}::numeric, ${newSid()}, ${debit.reason},
+                         ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null})`;
 }
 
 /**

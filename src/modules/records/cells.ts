@@ -1,7 +1,9 @@
 // A row's cells written through the row's one door (write.ts writeRow), in the caller's
 // transaction on a row it has locked (lock.ts lockRow): the checks, the cell and the row's
 // version with its live event in one statement, then the consequences in order — the
-// creator's notice, the mentions' notices, the debit last. Refusals are RowRefusal codes
+// creator's notice, the mentions' notices, the debit last (a cell write makes its debit in
+// the statement of its version, one round trip fewer, and the debit consequence refuses the write
+// when it was not paid: the shard is then locked from that statement). Refusals are RowRefusal codes
 // (refusals.ts) or field errors; the routes word them.
 import { and, eq, sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
@@ -16,7 +18,8 @@ import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import { writeRow, type Written } from './write.js';
 import { creatorNotice } from './consequences/creator-notice.js';
 import { mentionNotices } from './consequences/mentions.js';
-import { debit } from './consequences/debit.js';
+import { cellDebit, debit } from './consequences/debit.js';
+import { debitCall } from '../credits/service.js';
 import type { RowRef } from './lock.js';
 
 /** A column as a cell write needs it: its widget, the widget's price and whether it may be added to a locked row. */
@@ -57,6 +60,8 @@ export interface CellWritten extends Written, Pick<CellSet, 'organizationSid' | 
   before: string;
   date_updated: string;
   createdBy?: string;
+  /** The debit, when the change made it in its own statement: whether it was paid. */
+  paid?: boolean;
 }
 
 /** A cell write's consequences, in their order. */
@@ -92,15 +97,21 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
         sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
         createdBy: w.userSid, updatedBy: w.userSid,
       });
-      // The row's version and the cell's live event in one round trip (the cell's date_updated is the transaction's now()).
+      // The row's version, the cell's live event and the debit in one round trip (the cell's
+      // date_updated is the transaction's now(); the debit consequence refuses an unpaid debit).
       const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
-      const [appended] = await query<{ version: number; date_updated: string }>(tx, sql`
-        SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${cellEvent({
+      const priced = Number(w.column.price) !== 0;
+      const [appended] = await query<{ version: number; date_updated: string; paid: boolean | null }>(tx, sql`
+        SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated,
+               ${priced ? sql`${debitCall(cellDebit({ ...w, row, cell: sid, created: true }))} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
           organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`v.version`,
           userSid: w.userSid, dateUpdated: isoTimestamp(sql`now()`), cell: sid, column: w.column.sid, created: true, data: w.data,
         })} AS notified
           FROM records_append_version(${newSid()}, ${w.rowSid}, ${w.userSid}, ${activity}) v`);
-      return { ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated, createdBy: options.createdBy };
+      return {
+        ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated,
+        createdBy: options.createdBy, paid: priced ? appended.paid! : true,
+      };
     },
     consequences: CONSEQUENCES,
   });
@@ -128,10 +139,13 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       const w = await stored(tx, sent);
       const activity = `Changed the cell of ${w.column.name}${suffix(w)}`;
       // One round trip: the row's size with the new data; only when it is within ROW_MAX_BYTES,
-      // records_set_cell (the cell, then the row's version) and, when it changed, the live event.
-      const [set] = await query<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null }>(tx, sql`
+      // records_set_cell (the cell, then the row's version) and, when it changed, the live
+      // event and the debit (the debit consequence refuses the write when it was not paid).
+      const priced = Number(w.column.price) !== 0;
+      const [set] = await query<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(tx, sql`
         WITH size AS (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })})
-        SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
+        SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
+               ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debitCall(cellDebit({ ...w, row, cell: cellSid, created: false }))} IS NOT NULL END` : sql`NULL::boolean`} AS paid
           FROM size LEFT JOIN LATERAL (
             SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
               organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`s.new_version`,
@@ -146,7 +160,7 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       }
       return {
         ...w, tx, row, cell: cellSid, created: false, before: set.previous_data!, version: set.new_version, activity,
-        date_updated: set.updated_at!, createdBy: rowCreatedBy,
+        date_updated: set.updated_at!, createdBy: rowCreatedBy, paid: priced ? set.paid! : true,
       };
     },
     consequences: CONSEQUENCES,
