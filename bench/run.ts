@@ -162,13 +162,20 @@ function serviceEnv(port: number, options: { databaseUrl: string | null; workers
 }
 
 /** Starts `node dist/server.js` and waits until every worker serves. */
+/** The node flags `npm start` gives the service (package.json's start script): the bench starts it as operators do. */
+const START_NODE_FLAGS: string[] = (() => {
+  const start: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server.js')).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
+})();
+
 async function startService(
   label: string, options: { databaseUrl: string | null; workers: number; dataDir?: string },
 ): Promise<{ managed: Managed; base: string; dataDir: string }> {
   const port = await freePort();
   const dataDir = options.dataDir ?? path.join(tmp, `data-${label}`);
   fs.mkdirSync(dataDir, { recursive: true });
-  const managed = new Managed(label, process.execPath, [path.join(ROOT, 'dist', 'server.js')],
+  const managed = new Managed(label, process.execPath, [...START_NODE_FLAGS, path.join(ROOT, 'dist', 'server.js')],
     serviceEnv(port, { ...options, dataDir }), path.join(tmp, `${label}.log`), ROOT);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(managed, `${base}/health/`, 120_000);
