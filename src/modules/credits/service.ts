@@ -40,8 +40,8 @@ export async function debitCredits(tx: Db, debit: Debit): Promise<boolean> {
  * The debit as an SQL expression, for a write that makes it in its own statement (one round
  * trip fewer): the balance after it, NULL when the credits do not cover it (nothing written).
  */
-export function debitCall(debit: Debit): SQL {
-  return sql`records_debit(${debit.organizationSid}, ${debit.amount}::numeric, ${newSid()}, ${debit.reason},
+export function debitCall(debit: { [K in keyof Debit]: Debit[K] | SQL }, ledgerSid: string | SQL = newSid()): SQL {
+  return sql`records_debit(${debit.organizationSid}, ${debit.amount}::numeric, ${ledgerSid}, ${debit.reason},
                          ${debit.cellSid ?? null}, ${debit.rowSid ?? null}, ${debit.userSid ?? null})`;
 }
 

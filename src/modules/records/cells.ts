@@ -5,8 +5,9 @@
 // the statement of its version, one round trip fewer, and the debit consequence refuses the write
 // when it was not paid: the shard is then locked from that statement). Refusals are RowRefusal codes
 // (refusals.ts) or field errors; the routes word them.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
+import { runBuilt } from '../../core/built-sql.js';
 import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
@@ -81,6 +82,29 @@ export async function checkKind(tx: Db, w: CellSet): Promise<void> {
   await checkCellData(tx, w.organizationSid, column, w.data);
 }
 
+/** A value of a statement built once (core/built-sql.ts): its placeholder. */
+const ph = (name: string) => sql`${sql.placeholder(name)}`;
+
+/** insertLocked's cell (built once a process, core/built-sql.ts). */
+const insertSql = () => sql`
+  INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
+  VALUES (${ph('cell')}, ${ph('org')}, ${ph('row')}, ${ph('column')}, ${ph('widget')}, ${ph('data')}, ${ph('user')}, ${ph('user')})`;
+
+/**
+ * insertLocked's second statement: the row's version, the cell's live event and
+ * (`priced`) the debit (the cell's date_updated is the transaction's now(); the debit
+ * consequence refuses an unpaid debit).
+ */
+function appendedSql(priced: boolean): SQL {
+  const debit = debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
+  return sql`
+    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? sql`${debit} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
+      organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), version: sql`v.version`,
+      userSid: ph('user'), dateUpdated: isoTimestamp(sql`now()`), cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
+    })} AS notified
+      FROM records_append_version(${ph('version')}, ${ph('row')}, ${ph('user')}, ${ph('activity')}) v`;
+}
+
 /**
  * Inserts the cell of a locked row, with the version and the cell's live event, then the
  * consequences. `sized`: the caller has checked the row's size already. What it wrote.
@@ -93,21 +117,15 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
       async () => { if (!options.sized) await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data'); },
     ],
     apply: async () => {
-      await tx.insert(cells).values({
-        sid, organizationSid: w.organizationSid, rowSid: w.rowSid, columnSid: w.column.sid, widgetSid: w.column.widgetSid, data: w.data,
-        createdBy: w.userSid, updatedBy: w.userSid,
-      });
-      // The row's version, the cell's live event and the debit in one round trip (the cell's
-      // date_updated is the transaction's now(); the debit consequence refuses an unpaid debit).
       const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
       const priced = Number(w.column.price) !== 0;
-      const [appended] = await query<{ version: number; date_updated: string; paid: boolean | null }>(tx, sql`
-        SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated,
-               ${priced ? sql`${debitCall(cellDebit({ ...w, row, cell: sid, created: true }))} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
-          organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`v.version`,
-          userSid: w.userSid, dateUpdated: isoTimestamp(sql`now()`), cell: sid, column: w.column.sid, created: true, data: w.data,
-        })} AS notified
-          FROM records_append_version(${newSid()}, ${w.rowSid}, ${w.userSid}, ${activity}) v`);
+      const values = {
+        cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid, version: newSid(), activity,
+        table: row.table_sid, project: row.project_sid,
+        ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: sid, created: true }).reason, ledger: newSid() } : {}),
+      };
+      await runBuilt(tx, 'records/cells:insert', insertSql, values);
+      const [appended] = await runBuilt<{ version: number; date_updated: string; paid: boolean | null }>(tx, `records/cells:appended:${priced}`, () => appendedSql(priced), values);
       return {
         ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated,
         createdBy: options.createdBy, paid: priced ? appended.paid! : true,
@@ -127,6 +145,26 @@ export interface CellChange {
 }
 
 /**
+ * changeLocked's one statement (built once a process, core/built-sql.ts): the row's size
+ * with the new data; only when it is within ROW_MAX_BYTES, records_set_cell (the cell,
+ * then the row's version) and, when it changed, the live event and (`priced`) the debit.
+ */
+function changeSql(priced: boolean): SQL {
+  const debit = debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
+  return sql`
+    WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })})
+    SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
+           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} IS NOT NULL END` : sql`NULL::boolean`} AS paid
+      FROM size LEFT JOIN LATERAL (
+        SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
+          organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), version: sql`s.new_version`,
+          userSid: ph('user'), dateUpdated: sql`s.updated_at`, cell: ph('cell'), column: ph('column'), created: false, data: ph('data'),
+        })} END AS notified
+          FROM records_set_cell(${ph('cell')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
+         WHERE size.bytes <= ${ph('max')}) s ON true`;
+}
+
+/**
  * Changes the cell of a locked row (records_set_cell: the cell, then the row's version,
  * in one round trip), then the consequences. The same data again changes nothing and
  * costs nothing. `rowCreatedBy`, when known, spares the creator's notice its lookup.
@@ -142,17 +180,12 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       // records_set_cell (the cell, then the row's version) and, when it changed, the live
       // event and the debit (the debit consequence refuses the write when it was not paid).
       const priced = Number(w.column.price) !== 0;
-      const [set] = await query<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(tx, sql`
-        WITH size AS (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })})
-        SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
-               ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debitCall(cellDebit({ ...w, row, cell: cellSid, created: false }))} IS NOT NULL END` : sql`NULL::boolean`} AS paid
-          FROM size LEFT JOIN LATERAL (
-            SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
-              organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`s.new_version`,
-              userSid: w.userSid, dateUpdated: sql`s.updated_at`, cell: cellSid, column: w.column.sid, created: false, data: w.data,
-            })} END AS notified
-              FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity}) s
-             WHERE size.bytes <= ${w.rowMaxBytes}) s ON true`);
+      const [set] = await runBuilt<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(
+        tx, `records/cells:change:${priced}`, () => changeSql(priced), {
+          row: row.sid, column: w.column.sid, data: w.data, user: w.userSid, cell: cellSid, max: w.rowMaxBytes, version: newSid(), activity,
+          org: row.organization_sid, table: row.table_sid, project: row.project_sid,
+          ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: cellSid, created: false }).reason, ledger: newSid() } : {}),
+        });
       refuseOversize(set.bytes, w.rowMaxBytes, 'data');
       if (set.new_version === null) {
         unchanged = { version: null, before: set.previous_data!, data: w.data, dateUpdated: set.updated_at! };

@@ -88,11 +88,11 @@ export interface CellEventValues {
   project: string | SQL;
   row: string | SQL;
   version: number | SQL;
-  userSid: string;
+  userSid: string | SQL;
   dateUpdated: SQL;
   cell: string | SQL;
   column: string | SQL;
-  created: boolean;
+  created: boolean | SQL;
   data: string | SQL;
 }
 

@@ -3,7 +3,8 @@
 // strongest role through any of the row's projects). Every writer of a row takes its lock
 // here (lockRow); a reader asks the same statement without the lock (readRow).
 import { sql, type SQL } from 'drizzle-orm';
-import { query, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
+import { runBuilt } from '../../core/built-sql.js';
 import { roleOf, type Membership, type ProjectRole } from '../../core/access.js';
 import type { Actor } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
@@ -60,17 +61,26 @@ function sidOf(target: RowTarget): string {
   return 'section' in target ? target.section : target.version;
 }
 
-function where(target: RowTarget): SQL {
-  if ('row' in target) return sql`r.sid = ${target.row}`;
-  if ('cell' in target) return sql`c.sid = ${target.cell}`;
-  if ('section' in target) return sql`r.sid = (SELECT row_sid FROM sections WHERE sid = ${target.section})`;
-  return sql`r.sid = (SELECT row_sid FROM versions WHERE sid = ${target.version})`;
+/** Which kind of target: part of a statement's key (its text differs by kind). */
+function kindOf(target: RowTarget): 'row' | 'cell' | 'section' | 'version' {
+  if ('row' in target) return 'row';
+  if ('cell' in target) return 'cell';
+  return 'section' in target ? 'section' : 'version';
 }
 
-async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, lock: boolean): Promise<RowStanding | undefined> {
-  if (!isSid(sidOf(target))) return undefined;
-  const byCell = 'cell' in target;
-  const [r] = await query<Found>(db, sql`
+/** The row the target names, its sid the `target` placeholder. */
+function where(kind: ReturnType<typeof kindOf>): SQL {
+  const target = sql.placeholder('target');
+  if (kind === 'row') return sql`r.sid = ${target}`;
+  if (kind === 'cell') return sql`c.sid = ${target}`;
+  if (kind === 'section') return sql`r.sid = (SELECT row_sid FROM sections WHERE sid = ${target})`;
+  return sql`r.sid = (SELECT row_sid FROM versions WHERE sid = ${target})`;
+}
+
+/** The statement of `standing`, for a kind of target, with or without the lock (built once a process: core/built-sql.ts). */
+function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean): SQL {
+  const byCell = kind === 'cell';
+  return sql`
     SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.created_by,
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
            ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
@@ -80,9 +90,16 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
       FROM record_rows r
       JOIN organizations o ON o.sid = r.organization_sid
       ${byCell ? sql`JOIN cells c ON c.row_sid = r.sid JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid` : sql``}
-      LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${actor.userSid}
-     WHERE ${where(target)}
-     ${lock ? sql`FOR UPDATE OF r` : sql``}`);
+      LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${sql.placeholder('user')}
+     WHERE ${where(kind)}
+     ${lock ? sql`FOR UPDATE OF r` : sql``}`;
+}
+
+async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, lock: boolean): Promise<RowStanding | undefined> {
+  if (!isSid(sidOf(target))) return undefined;
+  const kind = kindOf(target);
+  const byCell = kind === 'cell';
+  const [r] = await runBuilt<Found>(db, `records/lock:${kind}:${lock}`, () => standingSql(kind, lock), { target: sidOf(target), user: actor.userSid });
   if (!r) return undefined;
   const role = roleOf({ personnel_sid: r.personnel_sid, is_administrator: r.is_administrator, is_archived: r.personnel_archived, is_current: r.is_current });
   return {

@@ -7,7 +7,7 @@ import { query, type Db } from '../../db/client.js';
 import { errors } from '../../core/errors.js';
 
 /** What a write would make of the row: one cell's new data, a new name or description, or one section's new or changed text. */
-export type RowSizeChange = { column: string; data: string } | { name?: string; description?: string }
+export type RowSizeChange = { column: string | SQL; data: string | SQL } | { name?: string; description?: string }
   | { section: string; name: string; description: string; data: string };
 
 /** The bytes of a section as a version holds it: its name, description and content (the JSON text, as a string). */
@@ -15,7 +15,7 @@ const sectionBytes = (name: SQL | string, description: SQL | string, data: SQL |
   sql`(octet_length(to_jsonb(${name}::text)::text) + octet_length(to_jsonb(${description}::text)::text) + octet_length(to_jsonb(${data}::text)::text))`;
 
 /** The bytes row `rowSid` would hold after `change`: a SELECT of one column, `bytes`. */
-export function rowSize(rowSid: string, change: RowSizeChange): SQL {
+export function rowSize(rowSid: string | SQL, change: RowSizeChange): SQL {
   const json = (value: unknown) => sql`octet_length(to_jsonb(${value}::text)::text)`;
   const cellColumn = 'column' in change ? change.column : null;
   const section = 'section' in change ? change : null;
