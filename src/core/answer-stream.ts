@@ -44,6 +44,9 @@ export interface AnswerLimits {
 }
 
 const compile = SerializerSelector()({}, undefined);
+
+/** The text a streamed page gathers into one socket write, and serializes between two turns of the heavy work. */
+const CHUNK_BYTES = 64 * 1024;
 const serializers = new WeakMap<TSchema, (value: unknown) => string>();
 
 function serializerOf(schema: TSchema | undefined): (value: unknown) => string {
@@ -89,22 +92,45 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
   const serialize = serializerOf(source.raw ? undefined : source.item);
   const { results: _first, ...head } = envelope;
   const res = reply.raw;
-  // One record a chunk, each serialized in its turn of the process's heavy work (heavyTurn):
-  // other requests run between records, and the next read waits for the last one to drain.
+  // Records are serialized in turns of the process's heavy work (heavyTurn): after each
+  // CHUNK_BYTES of text other requests run, and the next read waits for the last one to
+  // drain. Small records go out together, one chunk of up to CHUNK_BYTES (a socket write
+  // each chunk: a page of small rows is a write or two, not two a record); a large one as
+  // the string its serializer made, not a copy.
   async function* body() {
     let read = results;
     let position = perRead;
     let sent = 0;
-    yield `${JSON.stringify(head).slice(0, -1)},"results":[`;
+    let pending = `${JSON.stringify(head).slice(0, -1)},"results":[`;
+    let sinceTurn = 0;
     for (;;) {
       for (const record of read) {
-        await heavyTurn();
-        if (res.destroyed) return;
-        // The comma its own chunk: a record's text goes out as the string its serializer made, not a 1 MB copy.
-        if (sent++) yield ',';
-        yield serialize(record);
+        if (sinceTurn >= CHUNK_BYTES) {
+          sinceTurn = 0;
+          await heavyTurn();
+          if (res.destroyed) return;
+        }
+        const text = serialize(record);
+        sinceTurn += text.length;
+        if (sent++) pending += ',';
+        if (text.length >= CHUNK_BYTES) {
+          if (pending) yield pending;
+          pending = '';
+          yield text;
+        } else {
+          pending += text;
+          if (pending.length >= CHUNK_BYTES) {
+            yield pending;
+            pending = '';
+          }
+        }
       }
       if (position >= end || (records === undefined && read.length < perRead)) break;
+      // What this read gathered goes out while the next one is read.
+      if (pending) {
+        yield pending;
+        pending = '';
+      }
       await drained(res);
       if (res.destroyed) return;
       const limit = Math.min(perRead, end - position);
@@ -112,7 +138,7 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
       read = await source.more({ ...page, offset: page.offset + position, limit, ...(cursor === undefined ? {} : { after: cursor }) });
       position += limit;
     }
-    yield ']}';
+    yield `${pending}]}`;
   }
   return reply.type('application/json; charset=utf-8').send(Readable.from(body(), { objectMode: false, highWaterMark: 1 }));
 }
