@@ -23,6 +23,7 @@ export interface ExistingRow {
   description: string;
   is_locked: boolean;
   is_archived: boolean;
+  open_to_organization: boolean;
   /** The row's cells: sid and data by column sid. */
   cells: Record<string, { sid: string; data: string }>;
   /** The key column's data (key by column). */
@@ -51,7 +52,7 @@ export async function existingRows(
        ORDER BY c.data, record_rows.date_created, record_rows.sid)` : sql``;
   const rows = await query<Omit<ExistingRow, 'cells'> & { cells: Record<string, { sid: string; data: string }> | null }>(db, sql`
     ${keyed}
-    SELECT record_rows.sid, record_rows.name, record_rows.description, record_rows.is_locked, record_rows.is_archived,
+    SELECT record_rows.sid, record_rows.name, record_rows.description, record_rows.is_locked, record_rows.is_archived, record_rows.open_to_organization,
            (SELECT json_object_agg(c.column_sid, json_build_object('sid', c.sid, 'data', c.data)) FROM cells c WHERE c.row_sid = record_rows.sid) AS cells,
            ${keyColumn ? sql`keyed.key` : sql`NULL::text`} AS key
       FROM record_rows ${keyColumn ? sql`JOIN keyed ON keyed.row_sid = record_rows.sid` : sql``}

@@ -96,7 +96,7 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
       const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
       const [appended] = await query<{ version: number; date_updated: string }>(tx, sql`
         SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${cellEvent({
-          organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`v.version`,
+          organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, open: row.open_to_organization, version: sql`v.version`,
           userSid: w.userSid, dateUpdated: isoTimestamp(sql`now()`), cell: sid, column: w.column.sid, created: true, data: w.data,
         })} AS notified
           FROM records_append_version(${newSid()}, ${w.rowSid}, ${w.userSid}, ${activity}) v`);
@@ -134,7 +134,8 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
         SELECT size.bytes, s.new_version, s.previous_data, s.updated_at
           FROM size LEFT JOIN LATERAL (
             SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
-              organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, version: sql`s.new_version`,
+              organization: row.organization_sid, table: row.table_sid, project: row.project_sid, row: row.sid, open: row.open_to_organization,
+              version: sql`s.new_version`,
               userSid: w.userSid, dateUpdated: sql`s.updated_at`, cell: cellSid, column: w.column.sid, created: false, data: w.data,
             })} END AS notified
               FROM records_set_cell(${cellSid}, ${w.data}, ${w.userSid}, ${newSid()}, ${activity}) s
