@@ -7,14 +7,21 @@ import { query, type Db } from '../../db/client.js';
 import { columns, widgets } from '../../db/schema.js';
 import type { CellColumn } from '../cells/write.js';
 
-/** The table's columns with their widget's price (in cents) and whether it may change a locked row. */
-export async function importColumns(db: Db, tableSid: string): Promise<(CellColumn & { cents: number })[]> {
+/**
+ * The table's columns with their widget's price (in cents), whether it may change a locked
+ * row, and its rules (rows/column-rules.ts): `required` and `defaultValue`, of an archived
+ * column neither.
+ */
+export async function importColumns(db: Db, tableSid: string): Promise<(CellColumn & { cents: number; required: boolean; defaultValue: string })[]> {
   const found = await db.select({
     sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
-    kind: widgets.kind, settings: columns.settings,
+    kind: widgets.kind, settings: columns.settings, isRequired: columns.isRequired, defaultValue: columns.defaultValue, isArchived: columns.isArchived,
   }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
     .where(eq(columns.tableSid, tableSid)).orderBy(asc(columns.order), asc(columns.sid));
-  return found.map((c) => ({ ...c, settings: c.settings as Record<string, unknown>, cents: Math.round(Number(c.price) * 100) }));
+  return found.map(({ isRequired, defaultValue, isArchived, ...c }) => ({
+    ...c, settings: c.settings as Record<string, unknown>, cents: Math.round(Number(c.price) * 100),
+    required: isRequired && !isArchived, defaultValue: isArchived ? '' : defaultValue,
+  }));
 }
 
 export interface ExistingRow {
