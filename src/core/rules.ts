@@ -82,6 +82,13 @@ export const readsProject = {
  */
 export const readsRow = {
   /**
+   * The rule for a member known to the code: `roles`, their role in each of the row's
+   * projects (View in a project open to the organization, as projectRole gives it), and
+   * `open`, the row's own open_to_organization.
+   */
+  test: (m: Membership | null | undefined, roles: (ProjectRole | null | undefined)[], open: boolean) =>
+    isAdmin(m) || roles.some((r) => readsProject.test(m, r)) || (isActive(m) && open),
+  /**
    * The SQL of the rule for a member known to the code, on the row `rowSid` whose first
    * project is `projectSid` (`rowOpen`: the row's open_to_organization, when at hand).
    */

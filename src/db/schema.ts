@@ -509,23 +509,24 @@ export const savedFilters = pgTable('saved_filters', {
 
 /**
  * An organization's activity log (Labii's Activity, /activities/activity/): who did what to
- * which object, when. Written by triggers in the transaction of the write it records
- * (migration 0039): each version of a row (its cells, sections, fields, states), and each
- * project created or changed. Read by the organization's Admins.
+ * which object, when, in the transaction of the write it records: by triggers (migration
+ * 0039) each version of a row (its cells, sections, fields, states) and each project created
+ * or changed; by their services (activities/log.ts) tables, columns, personnel and project
+ * members created, changed or removed. Read by the organization's Admins.
  */
 export const activities = pgTable('activities', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   organizationSid: text('organization_sid').notNull().references(() => organizations.sid, { onDelete: 'cascade' }),
   /** Who did it (a user sid; no foreign key: the log outlives an account, and a write never fails for its log line). */
   userSid: text('user_sid'),
-  /** The kind of object: row, project. */
+  /** The kind of object: row, project, table, column, member (a project membership), personnel. */
   model: text('model').notNull(),
   objectSid: text('object_sid').notNull(),
   /** The object's name when it was done. */
   target: text('target').notNull().default(''),
-  /** Created or Updated. */
+  /** Created, Updated or Deleted. */
   action: text('action').notNull(),
-  /** What changed (a row's version message). */
+  /** What changed (a row's version message; the fields that changed of other objects). */
   field: text('field').notNull().default(''),
   newData: text('new_data').notNull().default(''),
   /** The row's version the change made (rows only). */

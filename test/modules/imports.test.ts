@@ -189,6 +189,55 @@ describe('problems', () => {
     assert.deepEqual([run.created, run.problem_count], [1, 0]);
   });
 
+  test('a column\'s rules as on a row\'s creation: a left-out column gets its default; a required column left empty is a problem of its line and column in the row create\'s words, for a new row and for one updated by key; the run writes nothing', async () => {
+    const w = await newWorkspace({ label: 'impreq', columns: { code: 'builtinWidgetTxt', lot: 'builtinWidgetTxt', status: 'builtinWidgetTxt' }, rows: 0, allRoles: false });
+    expectStatus(await w.admin.api.patch(recordPaths.columnDetail(w.columns.lot.sid), { is_required: true }), 200);
+    expectStatus(await w.admin.api.patch(recordPaths.columnDetail(w.columns.status.sid), { is_required: true, default_value: 'new' }), 200);
+    const required = (name: string) => `This column is required: give "${name}" a value.`;
+    // The row create's words, the same.
+    const refusedRow = await w.projectAdmin.api.post(recordPaths.rowList(w.org.sid, 'detail', { table__sid: w.table.sid, project__sid: w.project.sid }), { name: 'no lot' });
+    assert.deepEqual([refusedRow.status, refusedRow.json], [400, { [w.columns.lot.sid]: [required('Column lot')] }]);
+    // Column status is left out of the header: the new row gets its default, as a row created alone does.
+    const first = csv([['Column code', 'name', 'Column lot'], ['S-1', 'one', 'L1']]);
+    assert.deepEqual(expectStatus(await postFile(w.projectAdmin.api, w, first, { key: 'Column code' }), 200).json.cells, 3);
+    const before = await state(w);
+    assert.deepEqual(before.split('\n').filter(Boolean).map((l) => JSON.parse(l).cells),
+      [{ [w.columns.code.sid]: 'S-1', [w.columns.lot.sid]: 'L1', [w.columns.status.sid]: 'new' }]);
+
+    const body = csv([
+      ['Column code', 'name', 'Column lot', 'Column status'],
+      ['S-1', 'one', '', 'new'], // an existing row's required cell emptied
+      ['S-2', 'two', '', 'ok'], // a new row without its required lot
+      ['S-3', 'three', 'L3', ''], // a new row whose required status is given empty (no default then)
+      ['S-4', 'four', 'L4', 'fine'],
+      ['S-5', 'five'], // a line shorter than the header
+    ]);
+    const dry = expectStatus(await postFile(w.projectAdmin.api, w, body, { key: 'Column code', dry_run: 'true' }), 200).json;
+    assert.deepEqual(dry.problems, [
+      { line: 2, column: 'Column lot', problem: required('Column lot') },
+      { line: 3, column: 'Column lot', problem: required('Column lot') },
+      { line: 4, column: 'Column status', problem: required('Column status') },
+      { line: 6, column: 'Column lot', problem: required('Column lot') },
+      { line: 6, column: 'Column status', problem: required('Column status') },
+    ]);
+    assert.deepEqual([dry.created, dry.updated, dry.problem_count], [1, 0, 5]);
+    const run = await postFile(w.projectAdmin.api, w, body, { key: 'Column code' });
+    assert.deepEqual([run.status, run.json], [400, { file: [
+      `line 2, column "Column lot": ${required('Column lot')}`,
+      `line 3, column "Column lot": ${required('Column lot')}`,
+      `line 4, column "Column status": ${required('Column status')}`,
+      `line 6, column "Column lot": ${required('Column lot')}`,
+      `line 6, column "Column status": ${required('Column status')}`,
+    ] }]);
+    assert.equal(await state(w), before, 'all or nothing: not even line 5 was written');
+    // A required column the header leaves out, without a default: each new row's problem, named by the column.
+    const unmapped = expectStatus(await postFile(w.projectAdmin.api, w, csv([['name', 'Column code'], ['six', 'S-6']]), { key: 'Column code', dry_run: 'true' }), 200).json;
+    assert.deepEqual(unmapped.problems, [{ line: 2, column: 'Column lot', problem: required('Column lot') }]);
+    // An update that leaves the required cells as they are is fine.
+    const fine = expectStatus(await postFile(w.projectAdmin.api, w, csv([['Column code', 'name'], ['S-1', 'one renamed']]), { key: 'Column code' }), 200).json;
+    assert.deepEqual([fine.updated, fine.problem_count], [1, 0]);
+  });
+
   test('not enough credits for the whole import: the dry run says the price; the run writes nothing', async () => {
     const w = await newWorkspace({ label: 'impcr', widgets: { dear: { price: '999999.00' } }, columns: { dear: 'dear' }, rows: 0, allRoles: false });
     const balance = await readCredits(w.admin.api, w.org.sid);

@@ -76,7 +76,7 @@ describe('live changes', () => {
     const { event: created } = await s.waitFor(ofRow(row.sid, 'row'), 'row created');
     const by = { sid: ws.projectEdit.personnel.sid, name: ws.projectEdit.personnel.name };
     assert.deepEqual({ ...created.data, date_updated: typeof created.data.date_updated }, {
-      kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, version: 1, by,
+      kind: 'row', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, open: false, version: 1, by,
       changes: ['created'], name: 'Live row', is_locked: false, is_archived: false, date_updated: 'string',
     });
     assert.equal(created.id, null, 'events carry no id');
@@ -84,7 +84,7 @@ describe('live changes', () => {
     const cell = await createCell(ws.projectEdit.api, ws.org.sid, row.sid, ws.columns.text.sid, 'first');
     const { event: made } = await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.created, 'cell created');
     assert.deepEqual({ ...made.data, date_updated: typeof made.data.date_updated }, {
-      kind: 'cell', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, version: 2, by,
+      kind: 'cell', organization: ws.org.sid, table: ws.table.sid, project: ws.project.sid, projects: [ws.project.sid], row: row.sid, open: false, version: 2, by,
       cell: cell.sid, column: ws.columns.text.sid, created: true, data: 'first', data_omitted: false, date_updated: 'string',
     });
     expectStatus(await patchCell(ws.projectAdmin.api, cell.sid, 'second'), 200);
@@ -131,6 +131,33 @@ describe('live changes', () => {
     // The row of the first project alone was committed before the shared one, and changes arrive in commit order: by now it would have.
     assert.ok(!table.events.some((e) => e.data.row === alone.sid) && !limited.events.some((e) => e.data.row === alone.sid),
       'nothing of the row the member may not read');
+  });
+
+  test('a row open to the organization: a member without a project role hears it (the table\'s stream, and one of that row), not a row that is not open, nor the row once closed', async () => {
+    const table = await open(ws.member.api, { table__sid: ws.table.sid });
+    assert.equal(table.status, 200);
+    const closed = await createRow(ws, { name: 'Not open' });
+    const closedCell = await createCell(ws.projectAdmin.api, ws.org.sid, closed.sid, ws.columns.text.sid, 'unheard');
+    const opened = await createRow(ws, { name: 'Open to all', open_to_organization: true });
+    const { event: created } = await table.waitFor(ofRow(opened.sid, 'row'), 'the open row\'s creation');
+    assert.deepEqual([created.data.open, created.data.changes, created.data.projects], [true, ['created'], [ws.project.sid]]);
+    const one = await open(ws.member.api, { table__sid: ws.table.sid, row__sid: opened.sid });
+    assert.equal(one.status, 200, 'a stream of the open row alone');
+    const cell = await createCell(ws.projectAdmin.api, ws.org.sid, opened.sid, ws.columns.text.sid, 'heard');
+    for (const [s, name] of [[table, 'the table\'s stream'], [one, 'the row\'s stream']] as const) {
+      const { event } = await s.waitFor(ofRow(opened.sid, 'cell'), `${name}: the open row's cell`);
+      assert.deepEqual([event.data.open, event.data.data, event.data.cell], [true, 'heard', cell.sid]);
+    }
+    // Closed again: neither that change nor the next is heard (a later open row marks the end of what was sent).
+    expectStatus(await ws.projectAdmin.api.patch(recordPaths.rowDetail(opened.sid), { open_to_organization: false }), 200);
+    expectStatus(await patchCell(ws.projectAdmin.api, cell.sid, 'unheard now'), 200);
+    expectStatus(await patchCell(ws.projectAdmin.api, closedCell.sid, 'still unheard'), 200);
+    const marker = await createRow(ws, { name: 'Open marker', open_to_organization: true });
+    await table.waitFor(ofRow(marker.sid, 'row'), 'the marker');
+    assert.deepEqual(table.events.map((e) => [e.event, e.data.row]), [['row', opened.sid], ['cell', opened.sid], ['row', marker.sid]],
+      'the open row while it was open, and nothing of the rows that are not');
+    assert.deepEqual(one.events.map((e) => [e.event, e.data.row]), [['cell', opened.sid]]);
+    assert.equal(one.ended, false);
   });
 
   test('a refused write sends nothing; long data is left out (data_omitted)', async () => {

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { roleOf, type Membership, type OrgRole, type ProjectRole } from '../access.js';
-import { currentPersonnel, readsProject } from '../rules.js';
+import { currentPersonnel, readsProject, readsRow } from '../rules.js';
 
 /** A viewer's standing in one organization. */
 export interface OrgStanding {
@@ -23,6 +23,16 @@ export function mayReadProject(standing: OrgStanding | undefined, projectSid: st
   if (!standing) return false;
   const membership = { role: standing.role, personnelSid: standing.personnelSid } as Membership;
   return readsProject.test(membership, standing.projects.get(projectSid) ?? null);
+}
+
+/**
+ * Rule (core/rules.ts, readsRow) on a standing: may the viewer read a row whose projects are
+ * `projectSids` and whose own open_to_organization is `open`?
+ */
+export function mayReadRow(standing: OrgStanding | undefined, projectSids: string[], open: boolean): boolean {
+  if (!standing) return false;
+  const membership = { role: standing.role, personnelSid: standing.personnelSid } as Membership;
+  return readsRow.test(membership, projectSids.map((p) => standing.projects.get(p) ?? null), open);
 }
 
 /** The organizations where the viewer is an active member (Admin or Member, not Alumni). */

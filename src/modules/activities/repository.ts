@@ -5,17 +5,17 @@ import { activities, users } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { dateBound } from '../rows/filters.js';
-import type { ActivityFilter } from './schemas.js';
+import type { ActivityFilter, ACTIVITY_MODELS } from './schemas.js';
 
 export interface ActivityRecord {
   id: number; icon: string; user: { sid: string; first_name: string; last_name: string; email: string } | null;
-  action: 'Created' | 'Updated'; field: string; new_data: string; target: string; model: 'row' | 'project';
+  action: 'Created' | 'Updated' | 'Deleted'; field: string; new_data: string; target: string; model: (typeof ACTIVITY_MODELS)[number];
   object_sid: string; version: number | null; date_created: string;
 }
 
 const fields = {
   id: activities.id,
-  icon: sql<string>`CASE ${activities.action} WHEN 'Created' THEN 'add' ELSE 'edit' END`,
+  icon: sql<string>`CASE ${activities.action} WHEN 'Created' THEN 'add' WHEN 'Deleted' THEN 'delete' ELSE 'edit' END`,
   user: sql<ActivityRecord['user']>`CASE WHEN ${users.sid} IS NULL THEN NULL
     ELSE json_build_object('sid', ${users.sid}, 'first_name', ${users.firstName}, 'last_name', ${users.lastName}, 'email', ${users.email}) END`,
   action: activities.action, field: activities.field, new_data: activities.newData, target: activities.target,

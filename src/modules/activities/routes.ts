@@ -51,7 +51,8 @@ function registerList(app: FastifyInstance, ctx: AppContext, path: string): void
     get: {
       summary: "The organization's activity log (Admin)",
       description: 'Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, '
-        + 'states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, '
+        + 'states), each project, table, column and personnel record created or changed (archiving is a change), each project member '
+        + 'added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, '
         + 'date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.',
       query: ActivityFilters,
       allowed: (scope) => permissions.activity.read(scope.membership),

@@ -2,19 +2,19 @@
 import { Type } from '@sinclair/typebox';
 import { Sid, StringEnum, Timestamp } from '../../core/schemas.js';
 
-export const ACTIVITY_MODELS = ['row', 'project'] as const;
+export const ACTIVITY_MODELS = ['row', 'project', 'table', 'column', 'member', 'personnel'] as const;
 
 const User = Type.Union([Type.Object({ sid: Sid, first_name: Type.String(), last_name: Type.String(), email: Type.String() }), Type.Null()], {
   description: 'who did it (null: an account since deleted)',
 });
 const fields = {
-  icon: Type.String({ description: '`add` for a creation, `edit` for a change (Labii\'s)' }),
+  icon: Type.String({ description: '`add` for a creation, `edit` for a change, `delete` for a removal (Labii\'s)' }),
   user: User,
-  action: StringEnum(['Created', 'Updated'] as const),
-  field: Type.String({ description: 'what changed: a row version\'s message ("Changed the cell Weight"), a project\'s changed fields' }),
-  new_data: Type.String(),
+  action: StringEnum(['Created', 'Updated', 'Deleted'] as const, { description: 'Deleted: a project member removed' }),
+  field: Type.String({ description: 'what changed: a row version\'s message ("Changed the cell Weight"); the fields that changed of a project, table, column, personnel or member' }),
+  new_data: Type.String({ description: 'a project member\'s project role' }),
   target: Type.String({ description: 'the object\'s name when it was done' }),
-  model: StringEnum(ACTIVITY_MODELS, { description: 'the kind of object' }),
+  model: StringEnum(ACTIVITY_MODELS, { description: 'the kind of object (member: a project membership)' }),
   object_sid: Sid,
   version: Type.Union([Type.Integer(), Type.Null()], { description: 'the row\'s version the change made (rows)' }),
   date_created: Timestamp,

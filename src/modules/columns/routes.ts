@@ -42,7 +42,7 @@ export function registerColumns(app: FastifyInstance, ctx: AppContext): void {
       body: ColumnCreate,
       allowed: (scope) => permissions.schema.change(scope.membership),
       create: async (scope, body, query, serializer) =>
-        serializeColumn(await createColumn(ctx, scope.membership, query.table__sid, body), serializer, scope.membership),
+        serializeColumn(await createColumn(ctx, scope.membership, scope.actor, query.table__sid, body), serializer, scope.membership),
     },
   });
 

@@ -9,6 +9,7 @@ import { isSid, newSid } from '../../core/ids.js';
 import { columns } from '../../db/schema.js';
 import { findInOrganization } from '../tables/repository.js';
 import { findUsable } from '../widgets/repository.js';
+import { changedFields, logActivities } from '../activities/log.js';
 import { findBySid, lockTableForColumns, type ColumnRow } from './repository.js';
 import { checkCellData, checkColumnSettings, type ColumnSettingsValue } from '../widgets/kinds.js';
 
@@ -41,7 +42,7 @@ export async function checkTableFilter(ctx: AppContext, orgSid: string, tableSid
  * Adds a column to table `tableSid` of the caller's organization, edited through a
  * built-in widget or one of the organization's. Without an order, it goes after the last.
  */
-export async function createColumn(ctx: AppContext, membership: Membership, tableSid: string | undefined,
+export async function createColumn(ctx: AppContext, membership: Membership, actor: Actor, tableSid: string | undefined,
   body: { name: string; widget: string } & ColumnFields): Promise<ColumnRow> {
   const orgSid = membership.organizationSid;
   if (tableSid === undefined) throw errors.field('table__sid', TABLE_REQUIRED);
@@ -57,6 +58,7 @@ export async function createColumn(ctx: AppContext, membership: Membership, tabl
     await tx.insert(columns).values({
       sid, organizationSid: orgSid, tableSid, widgetSid: body.widget, name: body.name, ...columnValues(body), order: body.order ?? next,
     });
+    await logActivities(tx, [{ organizationSid: orgSid, userSid: actor.userSid, model: 'column', objectSid: sid, target: body.name, action: 'Created' }]);
     return (await findBySid(tx, sid))!;
   });
 }
@@ -66,7 +68,13 @@ export async function loadColumn(ctx: AppContext, actor: Actor, sid: string) {
   return loadOrganizationRecord(ctx.db, actor, sid, (s) => findBySid(ctx.db, s));
 }
 
-/** Changes a column (Admin). Its widget stays: the cells already written were written through it. */
+/** A column's fields an activity line names when they change. */
+const LOGGED_FIELDS = ['name', 'order', 'description', 'default_value', 'is_required', 'is_hidden', 'is_archived', 'name_system', 'metadata', 'settings'] as const;
+
+/**
+ * Changes a column (Admin); an activity line names the fields that changed. Its widget stays:
+ * the cells already written were written through it.
+ */
 export async function changeColumn(ctx: AppContext, actor: Actor, sid: string, body: { name?: string } & ColumnFields) {
   const { row, membership } = await loadColumn(ctx, actor, sid);
   if (!permissions.schema.change(membership)) throw errors.forbidden();
@@ -78,7 +86,12 @@ export async function changeColumn(ctx: AppContext, actor: Actor, sid: string, b
     await tx.update(columns).set({
       ...(body.name !== undefined ? { name: body.name } : {}), ...columnValues(body), dateUpdated: sql`now()`,
     }).where(eq(columns.sid, sid));
-    return (await findBySid(tx, sid))!;
+    const after = (await findBySid(tx, sid))!;
+    const field = changedFields(row, after, LOGGED_FIELDS);
+    if (field) {
+      await logActivities(tx, [{ organizationSid: row.organization_sid, userSid: actor.userSid, model: 'column', objectSid: sid, target: after.name, action: 'Updated', field }]);
+    }
+    return after;
   });
   return { row: updated, membership };
 }

@@ -5,6 +5,7 @@
 // row's size bound; the price is what the written cells' widgets cost.
 import type { ExistingRow } from './repository.js';
 import type { CellColumn } from '../cells/write.js';
+import { requiredMessage } from '../rows/column-rules.js';
 
 export interface Problem {
   line: number | null;
@@ -12,7 +13,8 @@ export interface Problem {
   problem: string;
 }
 
-export type ImportColumn = CellColumn & { cents: number };
+/** A column as an import writes it: its price in cents, and its rules on a new row (`required`, `defaultValue`: not an archived column's). */
+export type ImportColumn = CellColumn & { cents: number; required: boolean; defaultValue: string };
 type Target = { field: 'sid' | 'name' | 'description' } | { column: ImportColumn };
 
 export interface Mapping {
@@ -21,6 +23,8 @@ export interface Mapping {
   targets: (Target | null)[];
   /** How lines name existing rows: by sid, by a column's data, or not at all (every line a new row). */
   key: { kind: 'sid'; at: number } | { kind: 'column'; at: number; column: ImportColumn } | null;
+  /** The columns the header leaves out that have a rule on a new row: a default value, or required. */
+  unmapped: ImportColumn[];
 }
 
 const FIELDS = ['sid', 'name', 'description'] as const;
@@ -69,7 +73,9 @@ export function mapHeader(header: string[], columns: ImportColumn[], mapping: Re
     if (at < 0) problems.push({ line: 1, column: null, problem: `The key "${key}" is no column the header is mapped to.` });
     else keyed = { kind: 'column', at, column: (targets[at] as { column: ImportColumn }).column };
   }
-  return { header, targets, key: keyed };
+  const mapped = new Set(targets.map((t) => (t && 'column' in t ? t.column.sid : null)));
+  const unmapped = columns.filter((c) => !mapped.has(c.sid) && c.kind !== 'file' && (c.required || c.defaultValue !== ''));
+  return { header, targets, key: keyed, unmapped };
 }
 
 /** What one line does. */
@@ -130,6 +136,14 @@ export function planLine(
   }
   if (!existing) {
     if (!name) refuse(headerOf(mapping, 'name'), 'A new row needs a name.');
+    // A new row's column rules, as its creation has them (rows/column-rules.ts): a column the
+    // header leaves out gets its default value; a required column must end up with a value.
+    for (const column of mapping.unmapped) if (column.defaultValue !== '') cells.push({ column, data: column.defaultValue, header: column.name });
+    for (const c of cells) if (c.column.required && c.data === '') refuse(c.header, requiredMessage(c.column.name));
+    for (const column of mapping.unmapped) if (column.required && column.defaultValue === '') refuse(column.name, requiredMessage(column.name));
+    mapping.targets.forEach((t, i) => { // a line shorter than the header leaves its last columns without a value
+      if (t && 'column' in t && i >= fields.length && t.column.required) refuse(mapping.header[i], requiredMessage(t.column.name));
+    });
     const written = cells.filter((c) => c.data !== '');
     const bytes = jsonBytes(name ?? '') + jsonBytes(description ?? '') + written.reduce((n, c) => n + jsonBytes(c.data), 0);
     if (bytes > rowMaxBytes) refuse(null, `The row would hold ${bytes} bytes; a row holds at most ${rowMaxBytes} bytes (ROW_MAX_BYTES).`);
@@ -143,6 +157,7 @@ export function planLine(
   const changedDescription = description !== undefined && description !== existing.description ? description : undefined;
   if (changedName !== undefined && !changedName) refuse(headerOf(mapping, 'name'), 'A row needs a name.');
   const changed = cells.filter((c) => (existing.cells[c.column.sid]?.data ?? '') !== c.data);
+  for (const c of changed) if (c.column.required && c.data === '') refuse(c.header, requiredMessage(c.column.name));
   if (existing.is_locked && !existing.is_archived) {
     if (changedName !== undefined || changedDescription !== undefined) {
       refuse(headerOf(mapping, changedName !== undefined ? 'name' : 'description'), `The row (${existing.sid}) is locked; unlock it before changing its name or description.`);

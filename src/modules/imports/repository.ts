@@ -7,14 +7,21 @@ import { query, type Db } from '../../db/client.js';
 import { columns, widgets } from '../../db/schema.js';
 import type { CellColumn } from '../cells/write.js';
 
-/** The table's columns with their widget's price (in cents) and whether it may change a locked row. */
-export async function importColumns(db: Db, tableSid: string): Promise<(CellColumn & { cents: number })[]> {
+/**
+ * The table's columns with their widget's price (in cents), whether it may change a locked
+ * row, and its rules (rows/column-rules.ts): `required` and `defaultValue`, of an archived
+ * column neither.
+ */
+export async function importColumns(db: Db, tableSid: string): Promise<(CellColumn & { cents: number; required: boolean; defaultValue: string })[]> {
   const found = await db.select({
     sid: columns.sid, name: columns.name, widgetSid: widgets.sid, price: widgets.price, addable: widgets.addableAtReadonly,
-    kind: widgets.kind, settings: columns.settings,
+    kind: widgets.kind, settings: columns.settings, isRequired: columns.isRequired, defaultValue: columns.defaultValue, isArchived: columns.isArchived,
   }).from(columns).innerJoin(widgets, eq(widgets.sid, columns.widgetSid))
     .where(eq(columns.tableSid, tableSid)).orderBy(asc(columns.order), asc(columns.sid));
-  return found.map((c) => ({ ...c, settings: c.settings as Record<string, unknown>, cents: Math.round(Number(c.price) * 100) }));
+  return found.map(({ isRequired, defaultValue, isArchived, ...c }) => ({
+    ...c, settings: c.settings as Record<string, unknown>, cents: Math.round(Number(c.price) * 100),
+    required: isRequired && !isArchived, defaultValue: isArchived ? '' : defaultValue,
+  }));
 }
 
 export interface ExistingRow {
@@ -23,6 +30,7 @@ export interface ExistingRow {
   description: string;
   is_locked: boolean;
   is_archived: boolean;
+  open_to_organization: boolean;
   /** The row's cells: sid and data by column sid. */
   cells: Record<string, { sid: string; data: string }>;
   /** The key column's data (key by column). */
@@ -51,7 +59,7 @@ export async function existingRows(
        ORDER BY c.data, record_rows.date_created, record_rows.sid)` : sql``;
   const rows = await query<Omit<ExistingRow, 'cells'> & { cells: Record<string, { sid: string; data: string }> | null }>(db, sql`
     ${keyed}
-    SELECT record_rows.sid, record_rows.name, record_rows.description, record_rows.is_locked, record_rows.is_archived,
+    SELECT record_rows.sid, record_rows.name, record_rows.description, record_rows.is_locked, record_rows.is_archived, record_rows.open_to_organization,
            (SELECT json_object_agg(c.column_sid, json_build_object('sid', c.sid, 'data', c.data)) FROM cells c WHERE c.row_sid = record_rows.sid) AS cells,
            ${keyColumn ? sql`keyed.key` : sql`NULL::text`} AS key
       FROM record_rows ${keyColumn ? sql`JOIN keyed ON keyed.row_sid = record_rows.sid` : sql``}

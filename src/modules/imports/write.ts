@@ -136,7 +136,7 @@ export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'up
   for (const c of plan.cells) await mentions(w, { sid: plan.row.sid, name: plan.name ?? plan.row.name }, c.column.name, plan.row.cells[c.column.sid]?.data ?? '', c.data);
   for (const c of written) {
     await query(w.tx, sql`SELECT ${cellEvent({
-      organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, version, userSid: w.userSid,
+      organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, open: plan.row.open_to_organization, version, userSid: w.userSid,
       dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
     })}`);
   }

@@ -5,6 +5,7 @@ import { organizations, personnel } from '../../db/schema.js';
 import { newSid } from '../../core/ids.js';
 import { createCreditShards } from '../credits/service.js';
 import { createFilesTable } from '../files/files-table.js';
+import { logActivities, personnelName } from '../activities/log.js';
 
 /** The account that becomes an organization's first Admin. */
 export interface FirstAdmin {
@@ -31,12 +32,17 @@ export async function createOrganization(
     username: username ?? await freeUsername(tx, name, sid), ...organizationColumns(fields),
   });
   await createCreditShards(tx, sid, input.credits);
+  const personnelSid = newSid();
   await tx.insert(personnel).values({
-    sid: newSid(), organizationSid: sid, userSid: admin.sid, email: admin.email,
+    sid: personnelSid, organizationSid: sid, userSid: admin.sid, email: admin.email,
     firstName: admin.firstName, lastName: admin.lastName, isAdministrator: true, updatedBy: admin.sid,
     // Whoever creates an organization has accepted it (docs/decisions.md, "Consent before mail").
     dateAccepted: sql`now()` as never, invitedBy: admin.sid,
   });
+  await logActivities(tx, [{
+    organizationSid: sid, userSid: admin.sid, model: 'personnel', objectSid: personnelSid, action: 'Created',
+    target: personnelName({ first_name: admin.firstName, last_name: admin.lastName, email: admin.email }),
+  }]);
   await createFilesTable(tx, sid, admin.sid);
   return sid;
 }

@@ -15,6 +15,7 @@ import { refuseOtherMethods } from '../../core/resource.js';
 import { DetailError, FieldErrors, Sid } from '../../core/schemas.js';
 import { hashSecret } from '../../core/ids.js';
 import { countActiveAdmins } from './repository.js';
+import { logActivities, personnelName } from '../activities/log.js';
 
 const LAST_ADMIN = 'You are the last active administrator of this organization: make another member an administrator before you leave.';
 
@@ -37,13 +38,16 @@ const TagQuery = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 512 }
 // The inviter's name: their own record in that organization, else their account's, else their address.
 const INVITER = sql`(SELECT coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email) FROM users u WHERE u.sid = p.invited_by)`;
 
-interface OwnRecord { sid: string; organization_sid: string; organization_name: string; is_administrator: boolean; active: boolean }
+interface OwnRecord {
+  sid: string; organization_sid: string; organization_name: string; is_administrator: boolean; is_archived: boolean; active: boolean;
+  first_name: string; last_name: string; email: string;
+}
 
 /** The caller's own personnel record `sid`, locked with its organization (404 when it is not theirs). */
 async function ownRecord(tx: Db, actor: Actor, sid: string): Promise<OwnRecord> {
   await tx.execute(sql`SELECT 1 FROM organizations WHERE sid = (SELECT organization_sid FROM personnel WHERE sid = ${sid}) FOR UPDATE`);
   const [row] = await query<OwnRecord>(tx, sql`
-    SELECT p.sid, p.organization_sid, o.name AS organization_name, p.is_administrator,
+    SELECT p.sid, p.organization_sid, o.name AS organization_name, p.is_administrator, p.is_archived, p.first_name, p.last_name, p.email,
            (NOT p.is_archived AND (p.date_end IS NULL OR p.date_end >= CURRENT_DATE)) AS active
       FROM personnel p JOIN organizations o ON o.sid = p.organization_sid
      WHERE p.sid = ${sid} AND p.user_sid = ${actor.userSid}
@@ -73,6 +77,10 @@ export async function leaveOrganization(ctx: AppContext, actor: Actor, sid: stri
     await tx.execute(sql`UPDATE personnel SET is_archived = true, is_administrator = false, date_accepted = NULL,
       updated_by = ${actor.userSid}, date_updated = now() WHERE sid = ${sid}`);
     if (row.is_administrator && row.active && (await countActiveAdmins(tx, row.organization_sid)) === 0) throw errors.field('sid', LAST_ADMIN);
+    const field = [row.is_administrator ? 'is_administrator' : null, row.is_archived ? null : 'is_archived'].filter(Boolean).join(', ');
+    if (field) {
+      await logActivities(tx, [{ organizationSid: row.organization_sid, userSid: actor.userSid, model: 'personnel', objectSid: sid, target: personnelName(row), action: 'Updated', field }]);
+    }
     return { detail: `You left ${row.organization_name}.`, organization: { sid: row.organization_sid, name: row.organization_name } };
   });
 }

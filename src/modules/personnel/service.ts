@@ -14,6 +14,7 @@ import { takeHits } from '../../core/rate-limit.js';
 import { createResetTag, ensureUser, takeSenderMailQuota, INVITATION_DAYS } from '../accounts/service.js';
 import { createProofTag, isProven } from '../accounts/email-proof.js';
 import { invitationMail, proofMail } from '../accounts/mails.js';
+import { changedFields, logActivities, personnelName, type ActivityLine } from '../activities/log.js';
 import { countActiveAdmins, findBySid, findBySids, type PersonnelRow } from './repository.js';
 
 type Flag = boolean | 'true' | 'false';
@@ -94,6 +95,7 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
   const inviter = `${actor.firstName} ${actor.lastName}`.trim() || actor.email;
   const sids = await ctx.db.transaction(async (tx) => {
     const created: string[] = [];
+    const lines: ActivityLine[] = [];
     let invitations = 0;
     for (const input of inputs) {
       const { user } = await ensureUser(tx, input);
@@ -121,7 +123,12 @@ export async function addPersonnel(ctx: AppContext, membership: Membership, acto
         await enqueueMail(tx, invitationMail(ctx.config.mailBaseUrl, user.email, membership.organizationName, inviter, { personnelSid: sid, userSid: user.sid }));
       }
       created.push(sid);
+      lines.push({
+        organizationSid: orgSid, userSid: actor.userSid, model: 'personnel', objectSid: sid, action: 'Created',
+        target: personnelName({ first_name: input.first_name ?? '', last_name: input.last_name ?? '', email: input.email }),
+      });
     }
+    await logActivities(tx, lines);
     await takeInvitations(ctx, tx, actor.userSid, inputs.length);
     await takeSenderMailQuota(ctx, tx, actor.userSid, invitations);
     return created;
@@ -146,8 +153,15 @@ export function loadPersonnel(ctx: AppContext, actor: Actor, sid: string) {
   return loadOrganizationRecord(ctx.db, actor, sid, (found) => findBySid(ctx.db, found));
 }
 
+/** A personnel record's fields an activity line names when they change. */
+const LOGGED_FIELDS = [
+  'first_name', 'last_name', 'email', 'title', 'date_start', 'date_end', 'is_administrator', 'is_archived', 'dashboard', 'metadata',
+  'should_receive_weekly_digest', 'should_receive_statement_digest', 'should_receive_mention_notification',
+  'should_receive_record_change_notification', 'should_receive_notification_email',
+] as const;
+
 /**
- * Changes a personnel record. An Admin changes any field of anyone; a Member only the
+ * Changes a personnel record (an activity line names the fields that changed). An Admin changes any field of anyone; a Member only the
  * member fields of their own record (403 otherwise, nothing changed). A change that
  * would leave the organization without an active Admin is refused (400).
  */
@@ -183,7 +197,7 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
   if (!Object.keys(set).length) return { row, membership };
   const touchesAdmins = ['is_administrator', 'is_archived', 'date_end'].some((f) => f in changes);
 
-  await ctx.db.transaction(async (tx) => {
+  const updated = await ctx.db.transaction(async (tx) => {
     if (touchesAdmins) await lockOrganization(tx, row.organization_sid);
     const [changed] = await tx.update(personnel).set({ ...set, updatedBy: actor.userSid, dateUpdated: sql`now()` })
       .where(eq(personnel.sid, sid)).returning({ userSid: personnel.userSid, firstName: personnel.firstName });
@@ -197,7 +211,13 @@ export async function changePersonnel(ctx: AppContext, actor: Actor, sid: string
       const field = ['is_administrator', 'is_archived', 'date_end'].find((f) => f in changes)!;
       throw errors.field(field, LAST_ADMIN);
     }
+    const after = (await findBySid(tx, sid))!;
+    const field = changedFields(row, after, LOGGED_FIELDS);
+    if (field) {
+      await logActivities(tx, [{ organizationSid: row.organization_sid, userSid: actor.userSid, model: 'personnel', objectSid: sid, target: personnelName(after), action: 'Updated', field }]);
+    }
+    return after;
   });
   if (changes.email !== undefined) ctx.mail.kick();
-  return { row: (await findBySid(ctx.db, sid))!, membership };
+  return { row: updated, membership };
 }

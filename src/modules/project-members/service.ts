@@ -9,6 +9,7 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { isSid, newSid } from '../../core/ids.js';
 import { projectMembers } from '../../db/schema.js';
+import { logMemberships } from '../activities/log.js';
 import { findBySid, findPersonnelOf, type ProjectMemberRow } from './repository.js';
 
 const NOT_PERSONNEL = 'Select a personnel record of this organization.';
@@ -72,6 +73,7 @@ export async function addProjectMember(ctx: AppContext, scope: ProjectScope, bod
     if (!wanted.size) throw errors.field(body.member !== undefined ? 'member' : 'team', 'Everyone named is already a member of this project.');
     const rows = [...wanted].map(([personnelSid, teamSid]) => ({ sid: newSid(), projectSid: scope.project.sid, personnelSid, teamSid, permission }));
     await tx.insert(projectMembers).values(rows);
+    await logMemberships(tx, scope.actor.userSid, 'Created', rows);
     return (await findBySid(tx, rows[0].sid, scope.actor.userSid))!;
   });
 }
@@ -115,7 +117,7 @@ async function loadManaged(ctx: AppContext, actor: Actor, sid: string) {
   return loaded;
 }
 
-/** Changes a member's project role (organization Admin or Project Admin). */
+/** Changes a member's project role (organization Admin or Project Admin); a new role is an activity line. */
 export async function changeProjectMember(ctx: AppContext, actor: Actor, sid: string, body: { permission?: string; is_archived?: boolean }) {
   const { membership, row: before } = await loadManaged(ctx, actor, sid);
   refuseArchived(body.is_archived);
@@ -123,15 +125,21 @@ export async function changeProjectMember(ctx: AppContext, actor: Actor, sid: st
   const permission = body.permission.toLowerCase() as ProjectRole;
   const row = await ctx.db.transaction(async (tx) => {
     await tx.update(projectMembers).set({ permission, dateUpdated: sql`now()` }).where(eq(projectMembers.sid, sid));
+    if (permission !== before.permission) {
+      await logMemberships(tx, actor.userSid, 'Updated', [{ sid, personnelSid: before.personnel_sid, permission }], 'permission');
+    }
     return (await findBySid(tx, sid, actor.userSid))!;
   });
   return { row, membership };
 }
 
-/** Removes a member from a project (organization Admin or Project Admin). */
+/** Removes a member from a project (organization Admin or Project Admin), with its activity line. */
 export async function removeProjectMember(ctx: AppContext, actor: Actor, sid: string): Promise<void> {
   await loadManaged(ctx, actor, sid);
   await ctx.db.transaction(async (tx) => {
-    await tx.delete(projectMembers).where(eq(projectMembers.sid, sid));
+    // The line only when this removal removed it (not a concurrent one).
+    const gone = await tx.delete(projectMembers).where(eq(projectMembers.sid, sid))
+      .returning({ sid: projectMembers.sid, personnelSid: projectMembers.personnelSid, permission: projectMembers.permission });
+    await logMemberships(tx, actor.userSid, 'Deleted', gone);
   });
 }

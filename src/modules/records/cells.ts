@@ -99,7 +99,7 @@ function appendedSql(priced: boolean): SQL {
   const debit = debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
   return sql`
     SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? sql`${debit} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
-      organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), version: sql`v.version`,
+      organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`v.version`,
       userSid: ph('user'), dateUpdated: isoTimestamp(sql`now()`), cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
     })} AS notified
       FROM records_append_version(${ph('version')}, ${ph('row')}, ${ph('user')}, ${ph('activity')}) v`;
@@ -121,7 +121,7 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
       const priced = Number(w.column.price) !== 0;
       const values = {
         cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid, version: newSid(), activity,
-        table: row.table_sid, project: row.project_sid,
+        table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
         ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: sid, created: true }).reason, ledger: newSid() } : {}),
       };
       await runBuilt(tx, 'records/cells:insert', insertSql, values);
@@ -157,7 +157,7 @@ function changeSql(priced: boolean): SQL {
            ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} IS NOT NULL END` : sql`NULL::boolean`} AS paid
       FROM size LEFT JOIN LATERAL (
         SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
-          organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), version: sql`s.new_version`,
+          organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
           userSid: ph('user'), dateUpdated: sql`s.updated_at`, cell: ph('cell'), column: ph('column'), created: false, data: ph('data'),
         })} END AS notified
           FROM records_set_cell(${ph('cell')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
@@ -183,7 +183,7 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       const [set] = await runBuilt<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(
         tx, `records/cells:change:${priced}`, () => changeSql(priced), {
           row: row.sid, column: w.column.sid, data: w.data, user: w.userSid, cell: cellSid, max: w.rowMaxBytes, version: newSid(), activity,
-          org: row.organization_sid, table: row.table_sid, project: row.project_sid,
+          org: row.organization_sid, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: cellSid, created: false }).reason, ledger: newSid() } : {}),
         });
       refuseOversize(set.bytes, w.rowMaxBytes, 'data');

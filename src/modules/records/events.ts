@@ -21,6 +21,8 @@ interface EventBase {
   project: string;
   /** all the row's projects, its first first: a viewer reading any of them hears the change */
   projects: string[];
+  /** the row itself is open to the organization (Labii's open_to_organization): every active member hears the change */
+  open: boolean;
   /** the row's sid */
   row: string;
   /** the row's version number this change made */
@@ -63,7 +65,7 @@ const author = (userSid: string) => sql`LEFT JOIN ${personnel} ON ${personnel.or
 export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: string; version: number; changes: RowChange[] }): Promise<void> {
   await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
       'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid,
-      'projects', ${projectsJson(sql`r.sid`, sql`r.project_sid`)}, 'row', r.sid,
+      'projects', ${projectsJson(sql`r.sid`, sql`r.project_sid`)}, 'row', r.sid, 'open', r.open_to_organization,
       'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
       'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
     FROM record_rows r ${author(change.userSid)}
@@ -75,7 +77,7 @@ export async function emitRowsCreated(tx: Db, rowSids: string[], userSid: string
   if (!rowSids.length) return;
   await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
       'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
-      'version', r.version, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
+      'open', r.open_to_organization, 'version', r.version, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
       'changes', '["created"]'::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
     FROM record_rows r ${author(userSid)}
    WHERE r.sid = ANY(string_to_array(${rowSids.join(',')}, ','))`);
@@ -87,6 +89,8 @@ export interface CellEventValues {
   table: string | SQL;
   project: string | SQL;
   row: string | SQL;
+  /** the row's open_to_organization (the writer has it at hand: lockRow reads it) */
+  open: boolean | SQL;
   version: number | SQL;
   userSid: string | SQL;
   dateUpdated: SQL;
@@ -104,7 +108,7 @@ export function cellEvent(e: CellEventValues): SQL {
   const data = sql`${e.data}::text`;
   return sql`pg_notify(${RECORD_CHANNEL}, json_build_object(
       'kind', 'cell', 'organization', ${e.organization}::text, 'table', ${e.table}::text, 'project', ${e.project}::text,
-      'projects', ${projectsJson(e.row, e.project)}, 'row', ${e.row}::text,
+      'projects', ${projectsJson(e.row, e.project)}, 'row', ${e.row}::text, 'open', ${e.open}::boolean,
       'version', ${e.version}::int,
       'by', (SELECT ${by} FROM ${personnel} WHERE ${personnel.organizationSid} = ${e.organization}::text AND ${personnel.userSid} = ${e.userSid}),
       'date_updated', ${e.dateUpdated}, 'cell', ${e.cell}::text, 'column', ${e.column}::text, 'created', ${e.created}::boolean,

@@ -20,6 +20,8 @@ export interface RowRef {
   project_sid: string;
   is_locked: boolean;
   is_archived: boolean;
+  /** Labii's open_to_organization: every active member reads the row (its live events say so) */
+  open_to_organization: boolean;
 }
 
 /** Which row: by its sid, or the row of a cell, a section or a version. */
@@ -81,7 +83,7 @@ function where(kind: ReturnType<typeof kindOf>): SQL {
 function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean): SQL {
   const byCell = kind === 'cell';
   return sql`
-    SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.created_by,
+    SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.open_to_organization, r.created_by,
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
            ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
            ${byCell ? sql`, c.sid AS cell_sid, c.data AS cell_data, ${isoTimestamp(sql`c.date_created`)} AS cell_created,
@@ -105,7 +107,7 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
   return {
     row: {
       sid: r.sid, name: r.name, organization_sid: r.organization_sid, table_sid: r.table_sid,
-      project_sid: r.project_sid, is_locked: r.is_locked, is_archived: r.is_archived,
+      project_sid: r.project_sid, is_locked: r.is_locked, is_archived: r.is_archived, open_to_organization: r.open_to_organization,
     },
     createdBy: r.created_by,
     membership: role ? { organizationSid: r.organization_sid, organizationName: r.organization_name, personnelSid: r.personnel_sid!, role } : null,

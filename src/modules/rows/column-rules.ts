@@ -21,6 +21,11 @@ export async function withColumnRules(db: Db, tableSid: string, values: [string,
   const out = [...values, ...rules.filter((c) => c.default_value !== '' && !given.has(c.sid)).map((c): [string, string] => [c.sid, c.default_value])];
   const filled = new Set(out.filter(([, data]) => data !== null && data !== '').map(([key]) => key));
   const missing = rules.filter((c) => c.is_required && !filled.has(c.sid));
-  if (missing.length) throw errors.fields(Object.fromEntries(missing.map((c) => [c.sid, `This column is required: give "${c.name}" a value.`])));
+  if (missing.length) throw errors.fields(Object.fromEntries(missing.map((c) => [c.sid, requiredMessage(c.name)])));
   return out;
+}
+
+/** The words of a required column left without a value (a row's creation, an import's line). */
+export function requiredMessage(columnName: string): string {
+  return `This column is required: give "${columnName}" a value.`;
 }

@@ -138,7 +138,8 @@ export async function createRow(
       await tx.insert(rowProjects).values(projectSids.slice(1).map((projectSid) => ({ rowSid: sid, projectSid, organizationSid: orgSid })));
     }
     if (filled.length) {
-      const row: RowRef = { sid, name: body.name, organization_sid: orgSid, table_sid: table.sid, project_sid: projectSids[0], is_locked: false, is_archived: false };
+      const row: RowRef = { sid, name: body.name, organization_sid: orgSid, table_sid: table.sid, project_sid: projectSids[0], is_locked: false, is_archived: false,
+        open_to_organization: body.open_to_organization ?? false };
       await insertCellsOfNewRow(tx, filled.map(([column, data]) => ({
         organizationSid: orgSid, rowSid: sid, column: columnsFound.get(column)!, data, userSid: actor.userSid,
         salesContact: ctx.config.salesContact, onPost: true, rowMaxBytes: ctx.config.rowMaxBytes,

@@ -14,7 +14,7 @@ import { refuseOtherMethods } from '../../core/resource.js';
 import { readsProject } from '../../core/rules.js';
 import { ErrorResponses } from '../../core/schemas.js';
 import type { StreamPolicy } from '../../core/live/hub.js';
-import { mayReadProject, standingsOf, type OrgStanding } from '../../core/live/standing.js';
+import { mayReadProject, mayReadRow, standingsOf, type OrgStanding } from '../../core/live/standing.js';
 import { query } from '../../db/client.js';
 import { RecordChanges, type RecordEvent } from './live.js';
 import { readableRow } from './service.js';
@@ -62,13 +62,13 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
       summary: "Live stream of a table's row and cell changes (Server-Sent Events)",
       description: 'Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app\'s session cookie alone). '
         + 'Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of '
-        + 'projects where they have a role), whichever server process wrote it, arrives within a second as:\n\n'
-        + '- `event: row`, `data: {kind: "row", organization, table, project, projects, row, version, by: {sid, name} | null, date_updated, '
+        + 'projects where they have a role, and the rows open to the organization), whichever server process wrote it, arrives within a second as:\n\n'
+        + '- `event: row`, `data: {kind: "row", organization, table, project, projects, row, open, version, by: {sid, name} | null, date_updated, '
         + 'changes: ["created" | "renamed" | "description" | "fields" | "projects" | "sections" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;\n'
-        + '- `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, version, by, date_updated, cell, column, created, '
+        + '- `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, open, version, by, date_updated, cell, column, created, '
         + 'data, data_omitted}`: `data` is the cell\'s new data, or null with `data_omitted: true` when it is longer than 6000 bytes '
         + '(read it with the row: GET /tables/row/detail/{row}/).\n\n'
-        + '`version` is the row\'s version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that '
+        + '`open` is the row\'s own open_to_organization; `version` is the row\'s version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that '
         + 'project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). '
         + 'Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives '
         + '`event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` '
@@ -85,6 +85,8 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
     const actor = actorOf(request);
     const q = request.query as { table__sid: string; project__sid?: string; row__sid?: string };
     const { membership, table } = await tableLevel(ctx, actor, q.table__sid);
+    const standing = (await standingsOf(ctx.db, [actor.userSid])).get(actor.userSid)?.get(table.organizationSid)
+      ?? { role: membership.role, personnelSid: membership.personnelSid, projects: new Map() };
     let project = q.project__sid;
     if (q.row__sid !== undefined) {
       const { row } = await readableRow(ctx, actor, q.row__sid);
@@ -93,7 +95,10 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
         const [other] = await query<{ one: number }>(ctx.db, sql`SELECT 1 AS one FROM record_row_projects WHERE row_sid = ${row.sid} AND project_sid = ${project}`);
         if (!other) throw errors.field('row__sid', 'This row is not a row of project__sid.');
       }
-      project ??= row.project_sid;
+      // Limited to the row's first project when the viewer reads the row through it (the stream
+      // ends when they no longer may); read otherwise (another of its projects, or the row open
+      // to the organization), each event is checked alone.
+      if (project === undefined && mayReadProject(standing, row.project_sid)) project = row.project_sid;
     } else if (project !== undefined) {
       const [found] = isSid(project)
         ? await query<{ sid: string }>(ctx.db, sql`SELECT sid FROM projects WHERE sid = ${project} AND organization_sid = ${table.organizationSid}`)
@@ -105,8 +110,7 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
       organization: table.organizationSid,
       project,
       rowSid: q.row__sid,
-      standing: (await standingsOf(ctx.db, [actor.userSid])).get(actor.userSid)?.get(table.organizationSid)
-        ?? { role: membership.role, personnelSid: membership.personnelSid, projects: new Map() },
+      standing,
     };
     let unsubscribe = () => {};
     const stream = await ctx.live.open(request, reply, actor, rowPolicy(state), () => unsubscribe());
@@ -117,8 +121,8 @@ export function registerRowStream(app: FastifyInstance, ctx: AppContext): void {
         const projects = event.projects ?? [event.project];
         if (state.project !== undefined && !projects.includes(state.project)) return;
         if (state.rowSid !== undefined && event.row !== state.rowSid) return;
-        // A row is read through any of its projects (rules.ts, readsRow).
-        if (!projects.some((p) => mayReadProject(state.standing, p))) return;
+        // A row is read through any of its projects, or by every active member when it is open to the organization (rules.ts, readsRow).
+        if (!mayReadRow(state.standing, projects, event.open === true)) return;
         stream.send(event.kind, event);
       },
       resync() {

@@ -8,6 +8,7 @@ import { permissions } from '../../core/permissions.js';
 import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { tables } from '../../db/schema.js';
+import { changedFields, logActivities } from '../activities/log.js';
 import { codeTaken, columnsOf, countsOf, findBySid, freeUniqueCode, type TableColumn, type TableRow } from './repository.js';
 
 /** The body fields a table takes on creation and change. */
@@ -79,6 +80,7 @@ export async function createTable(ctx: AppContext, membership: Membership, actor
       sid, organizationSid: orgSid, createdBy: actor.userSid, ...tableColumns(body), name,
       nameSingular: body.name_singular ?? name, uniqueCode: body.unique_code ?? await freeUniqueCode(tx, orgSid, name),
     });
+    await logActivities(tx, [{ organizationSid: orgSid, userSid: actor.userSid, model: 'table', objectSid: sid, target: name, action: 'Created' }]);
     return (await findBySid(tx, sid))!;
   });
 }
@@ -88,7 +90,10 @@ export async function loadTable(ctx: AppContext, actor: Actor, sid: string) {
   return loadOrganizationRecord(ctx.db, actor, sid, (s) => findBySid(ctx.db, s));
 }
 
-/** Changes a table (Admin). */
+/** A table's fields an activity line names when they change (`name` is also name_plural). */
+const LOGGED_FIELDS = ['name', 'name_singular', 'unique_code', 'description', 'icon', 'table_type', 'order', 'is_archived', 'name_system', 'metadata'] as const;
+
+/** Changes a table (Admin); an activity line names the fields that changed. */
 export async function changeTable(ctx: AppContext, actor: Actor, sid: string, body: TableFields) {
   const { row, membership } = await loadTable(ctx, actor, sid);
   if (!permissions.schema.change(membership)) throw errors.forbidden();
@@ -98,7 +103,12 @@ export async function changeTable(ctx: AppContext, actor: Actor, sid: string, bo
   }
   const updated = await ctx.db.transaction(async (tx) => {
     await tx.update(tables).set({ ...tableColumns(body), dateUpdated: sql`now()` }).where(eq(tables.sid, sid));
-    return (await findBySid(tx, sid))!;
+    const after = (await findBySid(tx, sid))!;
+    const field = changedFields(row, after, LOGGED_FIELDS);
+    if (field) {
+      await logActivities(tx, [{ organizationSid: row.organization_sid, userSid: actor.userSid, model: 'table', objectSid: sid, target: after.name, action: 'Updated', field }]);
+    }
+    return after;
   });
   return { row: updated, membership };
 }

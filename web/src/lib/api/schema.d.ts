@@ -1506,12 +1506,12 @@ export interface paths {
         };
         /**
          * Live stream of a table's row and cell changes (Server-Sent Events)
-         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of projects where they have a role), whichever server process wrote it, arrives within a second as:
+         * @description Authenticated like every request (header `token`, `Authorization: Token …` or `Bearer …`, or the web app's session cookie alone). Each committed change of a row of `table__sid` the caller may read (an organization Admin: every row; others: the rows of projects where they have a role, and the rows open to the organization), whichever server process wrote it, arrives within a second as:
          *
-         *     - `event: row`, `data: {kind: "row", organization, table, project, projects, row, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "fields" | "projects" | "sections" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
-         *     - `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
+         *     - `event: row`, `data: {kind: "row", organization, table, project, projects, row, open, version, by: {sid, name} | null, date_updated, changes: ["created" | "renamed" | "description" | "fields" | "projects" | "sections" | "locked" | "unlocked" | "archived" | "unarchived"], name, is_locked, is_archived}`;
+         *     - `event: cell`, `data: {kind: "cell", organization, table, project, projects, row, open, version, by, date_updated, cell, column, created, data, data_omitted}`: `data` is the cell's new data, or null with `data_omitted: true` when it is longer than 6000 bytes (read it with the row: GET /tables/row/detail/{row}/).
          *
-         *     `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes, a project role given starts them. A comment line every 15 seconds keeps the connection open. One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
+         *     `open` is the row's own open_to_organization; `version` is the row's version the change made; `by` is the personnel who made it. Filters: `project__sid` (only that project: 403 when the caller may not read it), `row__sid` (only that row: 404 when the caller may not read it). Events carry no id and Last-Event-ID is ignored: a client that reconnects re-reads what it shows (so does one that receives `event: resync`, sent when this process may have missed changes). The stream ends with `event: end`, `data: {detail}` within seconds of its credential ending, the caller leaving the organization, or losing the project it is limited to; a project role removed stops that project's changes, a project role given starts them. A comment line every 15 seconds keeps the connection open. One credential holds at most LIVE_STREAMS_PER_CREDENTIAL open streams in a server process (429 beyond).
          */
         get: operations["streamRowChanges"];
         put?: never;
@@ -2013,7 +2013,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (name shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -2035,7 +2035,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (list shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -2057,7 +2057,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (detail shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -2079,7 +2079,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (name shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -2101,7 +2101,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (list shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -2123,7 +2123,7 @@ export interface paths {
         };
         /**
          * The organization's activity log (Admin) (detail shape)
-         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states) and each project created or changed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
+         * @description Who did what to which object, when, newest first: each version of a row (its creation, cells, sections, fields, states), each project, table, column and personnel record created or changed (archiving is a change), each project member added, changed or removed, written in the transaction of the change. Filters: user__sid, model, object_sid, date_created__gte/__gt/__lte/__lt. The whole log: GET /activities/activity/export/organization/{sid}/.
          *
          *     Levels: organization.
          */
@@ -5591,10 +5591,10 @@ export interface components {
         /** ActivityName */
         ActivityName: {
             /**
-             * @description the kind of object
+             * @description the kind of object (member: a project membership)
              * @enum {string}
              */
-            model: "row" | "project";
+            model: "row" | "project" | "table" | "column" | "member" | "personnel";
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -5602,8 +5602,11 @@ export interface components {
             object_sid: string;
             /** @description the object's name when it was done */
             target: string;
-            /** @enum {string} */
-            action: "Created" | "Updated";
+            /**
+             * @description Deleted: a project member removed
+             * @enum {string}
+             */
+            action: "Created" | "Updated" | "Deleted";
             /**
              * @description ISO 8601 UTC timestamp with microseconds
              * @example 2018-07-27T07:10:57.279388Z
@@ -5623,7 +5626,7 @@ export interface components {
         };
         /** ActivityList */
         ActivityList: {
-            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            /** @description `add` for a creation, `edit` for a change, `delete` for a removal (Labii's) */
             icon: string;
             /** @description who did it (null: an account since deleted) */
             user: {
@@ -5636,18 +5639,22 @@ export interface components {
                 last_name: string;
                 email: string;
             } | null;
-            /** @enum {string} */
-            action: "Created" | "Updated";
-            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            /**
+             * @description Deleted: a project member removed
+             * @enum {string}
+             */
+            action: "Created" | "Updated" | "Deleted";
+            /** @description what changed: a row version's message ("Changed the cell Weight"); the fields that changed of a project, table, column, personnel or member */
             field: string;
+            /** @description a project member's project role */
             new_data: string;
             /** @description the object's name when it was done */
             target: string;
             /**
-             * @description the kind of object
+             * @description the kind of object (member: a project membership)
              * @enum {string}
              */
-            model: "row" | "project";
+            model: "row" | "project" | "table" | "column" | "member" | "personnel";
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -5674,7 +5681,7 @@ export interface components {
         };
         /** ActivityDetail */
         ActivityDetail: {
-            /** @description `add` for a creation, `edit` for a change (Labii's) */
+            /** @description `add` for a creation, `edit` for a change, `delete` for a removal (Labii's) */
             icon: string;
             /** @description who did it (null: an account since deleted) */
             user: {
@@ -5687,18 +5694,22 @@ export interface components {
                 last_name: string;
                 email: string;
             } | null;
-            /** @enum {string} */
-            action: "Created" | "Updated";
-            /** @description what changed: a row version's message ("Changed the cell Weight"), a project's changed fields */
+            /**
+             * @description Deleted: a project member removed
+             * @enum {string}
+             */
+            action: "Created" | "Updated" | "Deleted";
+            /** @description what changed: a row version's message ("Changed the cell Weight"); the fields that changed of a project, table, column, personnel or member */
             field: string;
+            /** @description a project member's project role */
             new_data: string;
             /** @description the object's name when it was done */
             target: string;
             /**
-             * @description the kind of object
+             * @description the kind of object (member: a project membership)
              * @enum {string}
              */
-            model: "row" | "project";
+            model: "row" | "project" | "table" | "column" | "member" | "personnel";
             /**
              * @description identifier
              * @example a1B2c3D4e5F6g7H8
@@ -13533,7 +13544,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13584,7 +13595,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13635,7 +13646,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13686,7 +13697,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13737,7 +13748,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13788,7 +13799,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
@@ -13837,7 +13848,7 @@ export interface operations {
                 /** @description only what this user did (`user.sid`) */
                 user__sid?: string;
                 /** @description only this kind of object */
-                model?: "row" | "project";
+                model?: "row" | "project" | "table" | "column" | "member" | "personnel";
                 /** @description only what was done to this object */
                 object_sid?: string;
                 /** @description only what was done at or after this date (YYYY-MM-DD, UTC) or ISO 8601 timestamp */
