@@ -189,9 +189,17 @@ async function bornByCopy(
       cellLines += `${newSid()}\t${org}\t${f(sid)}\t${f(c.column.sid)}\t${f(c.column.widgetSid)}\t${f(c.data)}\t${user}\t${user}\n`;
     }
   }
+  // Every row a COPY writes fires its foreign keys' checks (a cell six, a version and a row
+  // two to four): each a lookup by primary key that PostgreSQL would plan again for every row
+  // under the pool's force_custom_plan (db/postgres.ts) — most of the cells' COPY time. Their
+  // one generic plan is the same plan: the COPYs run under force_generic_plan, and the
+  // statements after them under the pool's mode again (RESET; on an error the transaction
+  // ends, and SET LOCAL with it).
+  await w.tx.execute(sql`SET LOCAL plan_cache_mode = force_generic_plan`);
   await copyInto(connection, 'record_rows', ROW_COLUMNS, rowLines);
   await copyInto(connection, 'versions', VERSION_COLUMNS, versionLines);
   await copyInto(connection, 'cells', CELL_COLUMNS, cellLines);
+  await w.tx.execute(sql`RESET plan_cache_mode`);
 }
 
 /** Changes one existing row (locked by the caller): its name, description and cells, one version. */
