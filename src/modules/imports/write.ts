@@ -147,7 +147,8 @@ const ROW_COLUMNS = ['sid', 'organization_sid', 'table_sid', 'project_sid', 'nam
   'date_created', 'date_updated', 'version', 'last_hash'] as const;
 const VERSION_COLUMNS = ['sid', 'organization_sid', 'row_sid', 'version', 'hash', 'previous_hash', 'data', 'activity_message', 'updated_by',
   'date_created', 'date_updated'] as const;
-const CELL_COLUMNS = ['sid', 'organization_sid', 'row_sid', 'column_sid', 'widget_sid', 'data', 'created_by', 'updated_by'] as const;
+const CELL_COLUMNS = ['sid', 'organization_sid', 'row_sid', 'column_sid', 'widget_sid', 'data', 'created_by', 'updated_by',
+  'date_created', 'date_updated'] as const;
 
 /** An instant in microseconds since the epoch as ISO 8601 with six decimals (UTC): how a version's date is hashed. */
 function isoMicros(us: bigint): string {
@@ -158,10 +159,11 @@ function isoMicros(us: bigint): string {
 /**
  * Writes new rows born at version 1 by three COPYs on PostgreSQL (imports/copy.ts): the rows
  * with their heads, their versions, their cells — what the INSERT … SELECT of createRows
- * writes, to the byte: the same uids (records_row_uid, in SQL), the same dates (the rows'
- * now() and a microsecond a line, the versions' clock_timestamp()), the same hash, computed
- * here by versions/chain.ts's versionHash over the same data (the one TypeScript definition
- * of the hashed text; test/modules/db-functions.test.ts proves it records_version_text's).
+ * writes: the same uids (records_row_uid, in SQL), the same dates (the rows' now() and a
+ * microsecond a line, the versions' clock_timestamp(); the cells dated as their row rather
+ * than at now()), the same hash, computed here by versions/chain.ts's versionHash over the
+ * same data (the one TypeScript definition of the hashed text;
+ * test/modules/db-functions.test.ts proves it records_version_text's).
  */
 async function bornByCopy(
   w: WriteContext, connection: CopyConnection, born: { sid: string; plan: Extract<Plan, { kind: 'create' }>; i: number }[],
@@ -179,14 +181,17 @@ async function bornByCopy(
   let versionLines = '';
   let cellLines = '';
   for (const { sid, plan, i } of born) {
+    // A row's cells are dated as their row (not all at the transaction's now()): the cells' indexes
+    // by column or organization and date then grow at their end, line after line, as the rows' do.
+    const created = isoMicros(now + BigInt(plan.line));
     const cellData = Object.fromEntries(plan.cells.map((c) => [c.column.sid, c.data]));
     const data = { name: plan.name, description: plan.description, is_locked: false, is_archived: false, cells: cellData };
     const hash = versionHash({ row: sid, version: 1, previousHash: '', data, updated_by: w.userSid, date_created: clock.ts });
     rowLines += `${f(sid)}\t${org}\t${f(w.tableSid)}\t${f(w.projectSid)}\t${f(plan.name)}\t${f(plan.description)}\t${user}\t${user}\t`
-      + `${f(clock.uids[i])}\t${isoMicros(now + BigInt(plan.line))}\t${clock.ts}\t1\t${hash}\n`;
+      + `${f(clock.uids[i])}\t${created}\t${clock.ts}\t1\t${hash}\n`;
     versionLines += `${newSid()}\t${org}\t${f(sid)}\t1\t${hash}\t\t${f(JSON.stringify(data))}\t${f(message(i))}\t${user}\t${clock.ts}\t${clock.ts}\n`;
     for (const c of plan.cells) {
-      cellLines += `${newSid()}\t${org}\t${f(sid)}\t${f(c.column.sid)}\t${f(c.column.widgetSid)}\t${f(c.data)}\t${user}\t${user}\n`;
+      cellLines += `${newSid()}\t${org}\t${f(sid)}\t${f(c.column.sid)}\t${f(c.column.widgetSid)}\t${f(c.data)}\t${user}\t${user}\t${created}\t${created}\n`;
     }
   }
   // Every row a COPY writes fires its foreign keys' checks (a cell six, a version and a row
