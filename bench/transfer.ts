@@ -5,8 +5,8 @@
 // for COPY: no per-row round trip, no hashing) into the same tables — then the table
 // exported as CSV and NDJSON, the server's RSS sampled throughout. `npm run bench -- --import`
 // or `-- --export` (both run the whole step: the export needs the import's rows);
-// `--rows N` (default 10,000; the issue's scale is --rows 1000000, which takes hours on a
-// 2-core machine). `--postgres`: the service on a fresh PostgreSQL database
+// `--rows N` (default 10,000; the issue's scale is --rows 1000000); `--no-export` skips the
+// exports. `--postgres`: the service on a fresh PostgreSQL database
 // (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres; dropped at the
 // end), its limit a real COPY (psql's \copy) of the same rows, cells and versions into the
 // same tables; the server's RSS is then the service's alone. Writes
@@ -24,7 +24,11 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const argv = process.argv.slice(2);
 const ROWS = argv.includes('--rows') ? Number(argv[argv.indexOf('--rows') + 1]) : 10_000;
 const COLUMNS = 10;
+/** The first column's widget's price: the import pays it for every line. */
+const PRICE = '0.01';
 const POSTGRES = argv.includes('--postgres');
+/** `--no-export`: the import and its limit only (the exports of a million rows take as long again). */
+const NO_EXPORT = argv.includes('--no-export');
 /** `--profile DIR`: the server's CPU profile (written when it stops, after the import and exports). */
 const PROFILE = argv.includes('--profile') ? path.resolve(argv[argv.indexOf('--profile') + 1]) : null;
 const OUT = path.join(ROOT, 'bench', 'results', POSTGRES ? 'transfer-postgres.json' : 'transfer.json');
@@ -119,7 +123,7 @@ async function main() {
   const dataDir = path.join(tmp, 'data');
   const env: Record<string, string | undefined> = {
     ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS: '1', WEB_DIR: path.join(tmp, 'no-web'),
-    FILE_MAX_BYTES: String(64 * 1024 ** 3), REQUEST_TIMEOUT_SECONDS: '3600', STATEMENT_TIMEOUT_SECONDS: '3600', INITIAL_CREDITS: '1000.00',
+    FILE_MAX_BYTES: String(64 * 1024 ** 3), REQUEST_TIMEOUT_SECONDS: '3600', STATEMENT_TIMEOUT_SECONDS: '3600', INITIAL_CREDITS: '100000000.00',
   };
   delete env.DATABASE_URL;
   if (POSTGRES) {
@@ -154,13 +158,18 @@ async function main() {
   const project = await post(`/projects/project/list/organization/${org}/detail/`, { name: 'Bench project' });
   await post(`/projects/member/list/project/${project.sid}/detail/`, { personnel: me.sid, permission: 'admin' });
   const table = await post(`/tables/table/list/organization/${org}/detail/`, { name: 'Bench table' });
+  // The first column's widget is priced (a cent a cell): the import debits its credits as it writes, batch by batch.
+  const priced = await post(`/widgets/widget/list/organization/${org}/detail/`, { name: 'Priced text', description: 'a cent a cell', price: PRICE });
   for (let i = 0; i < COLUMNS; i += 1) {
-    await post(`/tables/column/list/organization/${org}/detail/?table__sid=${table.sid}`, { name: `c${i}`, widget: 'builtinWidgetTxt', order: i });
+    await post(`/tables/column/list/organization/${org}/detail/?table__sid=${table.sid}`, { name: `c${i}`, widget: i === 0 ? priced.sid : 'builtinWidgetTxt', order: i });
   }
+  const balance = async () => (await (await fetch(`${base}/organizations/organization/detail/${org}/`, { headers })).json()).credits.replace(/[^0-9.-]/g, '') as string;
   const csvFile = path.join(tmp, 'rows.csv');
   const csvBytes = makeCsv(csvFile);
   const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version }, rows: ROWS, columns: COLUMNS, csv_mib: Math.round(csvBytes / 1024 / 102.4) / 10 };
 
+  const creditsBefore = await balance();
+  const loadBefore = loadAverage();
   const imported = await measured(async () => {
     // node:http rather than fetch: the answer comes when the import is done, after fetch's 300 s headers timeout.
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -177,10 +186,16 @@ async function main() {
     return JSON.parse(body);
   });
   if (imported.value.created !== ROWS) throw new Error(`imported ${imported.value.created} rows, not ${ROWS}`);
-  results.import = { seconds: round(imported.seconds), rows_per_s: Math.round(ROWS / imported.seconds), peak_rss_mb: imported.peakMb };
-  log(`import: ${ROWS} rows in ${round(imported.seconds)} s (${Math.round(ROWS / imported.seconds)} rows/s), peak RSS ${imported.peakMb} MB`);
+  const paid = Math.round((Number(creditsBefore) - Number(await balance())) * 100);
+  if (paid !== ROWS * Math.round(Number(PRICE) * 100)) throw new Error(`the import debited ${paid} cents, not ${ROWS} × ${PRICE}`);
+  results.import = {
+    seconds: round(imported.seconds), rows_per_s: Math.round(ROWS / imported.seconds), peak_rss_mb: imported.peakMb,
+    debited: (paid / 100).toFixed(2), load_average: { before: loadBefore, after: loadAverage() },
+  };
+  log(`import: ${ROWS} rows in ${round(imported.seconds)} s (${Math.round(ROWS / imported.seconds)} rows/s), peak RSS ${imported.peakMb} MB, `
+    + `debited ${(paid / 100).toFixed(2)}; load average ${loadBefore.join(' ')} before, ${loadAverage().join(' ')} after`);
 
-  for (const format of ['csv', 'ndjson'] as const) {
+  for (const format of NO_EXPORT ? [] : ['csv', 'ndjson'] as const) {
     const exported = await measured(async () => drain(await fetch(`${base}/tables/row/export/table/${table.sid}/?format=${format}`, { headers })));
     results[`export_${format}`] = { seconds: round(exported.seconds), rows_per_s: Math.round(ROWS / exported.seconds), mib: Math.round(exported.value / 1024 / 102.4) / 10, peak_rss_mb: exported.peakMb };
     log(`export ${format}: ${round(exported.seconds)} s (${Math.round(ROWS / exported.seconds)} rows/s, ${Math.round(exported.value / 1024 / 1024)} MiB), peak RSS ${exported.peakMb} MB`);
@@ -190,8 +205,9 @@ async function main() {
 
   // The limit: the same rows, cells and versions written in the same database, set-based
   // (PGlite) or by COPY (PostgreSQL).
+  const limitLoad = loadAverage();
   const limit = POSTGRES ? copyLimit(org, table.sid, project.sid) : await setBasedLimit(dataDir, org, table.sid, project.sid);
-  results[POSTGRES ? 'copy' : 'set_based_insert'] = { seconds: round(limit), rows_per_s: Math.round(ROWS / limit) };
+  results[POSTGRES ? 'copy' : 'set_based_insert'] = { seconds: round(limit), rows_per_s: Math.round(ROWS / limit), load_average: { before: limitLoad, after: loadAverage() } };
   (results.import as Record<string, number>).of_limit = Math.round((limit / imported.seconds) * 100) / 100;
   log(`the limit (${POSTGRES ? 'COPY' : 'set-based INSERT … SELECT'} of the same rows, cells and versions): ${round(limit)} s (${Math.round(ROWS / limit)} rows/s); the import runs at ${Math.round((limit / imported.seconds) * 100)}% of it`);
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
@@ -200,6 +216,8 @@ async function main() {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
+/** The machine's load average (1, 5, 15 minutes): the machine is shared, a figure is read beside it. */
+const loadAverage = () => os.loadavg().map((l) => round(l));
 
 /** PGlite has no COPY from a client: one INSERT … SELECT each for the rows, cells and versions, in one transaction; seconds. */
 async function setBasedLimit(dataDir: string, org: string, tableSid: string, projectSid: string): Promise<number> {

@@ -13,7 +13,8 @@ import { lines, type ImportFormat, type Line } from './parse.js';
 import { keyOf, mapHeader, planLine, type Mapping, type Plan, type Problem } from './plan.js';
 import { balanceCents, existingRows, importColumns } from './repository.js';
 import { cellDataProblem } from '../widgets/kinds.js';
-import { createRows, updateRow, type WriteContext } from './write.js';
+import { createRows, updateRow, UidReservation, type WriteContext } from './write.js';
+import { copyConnectionOf } from './copy.js';
 
 const BATCH = 500;
 /** At most this many problems are listed (all are counted). */
@@ -145,7 +146,12 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
   const total = summary.rows;
   await job.progress(0, total, 'writing');
   await job.db.transaction(async (tx) => {
-    const w: WriteContext = { tx, organizationSid: job.organizationSid, tableSid: job.tableSid, projectSid: job.projectSid, userSid: job.userSid };
+    // On PostgreSQL new rows are written by COPY on the transaction's connection (imports/copy.ts);
+    // the uids of all the rows the check counted are reserved at once (write.ts, UidReservation).
+    const w: WriteContext = {
+      tx, organizationSid: job.organizationSid, tableSid: job.tableSid, projectSid: job.projectSid, userSid: job.userSid,
+      copy: copyConnectionOf(tx), uids: new UidReservation(summary.created),
+    };
     const again: Problem[] = [];
     const seenAgain = new Map<string, number>();
     let done = 0;

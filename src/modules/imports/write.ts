@@ -12,6 +12,8 @@ import { cellEvent, emitRowChange, emitRowsCreated, type RowChange } from '../ro
 import { mentionsIn, notifyMentions } from '../notifications/mentions.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import type { Plan } from './plan.js';
+import { copyField, copyInto, type CopyConnection } from './copy.js';
+import { versionHash } from '../versions/chain.js';
 
 export interface WriteContext {
   tx: Db;
@@ -19,31 +21,67 @@ export interface WriteContext {
   tableSid: string;
   projectSid: string;
   userSid: string;
+  /** PostgreSQL: the transaction's connection, through which new rows are written by COPY (imports/copy.ts); absent: INSERT … SELECT. */
+  copy?: CopyConnection | null;
+  /** The uids reserved for the caller's new rows (several batches); absent: each call reserves its own. */
+  uids?: UidReservation;
 }
 
 const VIA = ' (import)';
 
 /**
+ * A table's uid numbers reserved for an import's new rows, in the file's order: the rows
+ * the check counted (`expected`) at once, in one update of the table's counter. Not one
+ * update a batch: each update is another version of the table's row, kept until the
+ * transaction ends, and every later row's foreign key check on its table reads past all of
+ * them (a cost growing with the batches done: quadratic over a million rows). When the
+ * writes create more rows than counted (a row gone since the check), more are reserved.
+ */
+export class UidReservation {
+  private code = '';
+  private next = 0;
+  private last = -1;
+
+  constructor(private expected: number) {}
+
+  /** The uid prefix and the first of `n` consecutive numbers for the next `n` rows. */
+  async take(tx: Db, tableSid: string, n: number): Promise<{ code: string; first: number }> {
+    if (this.next + n - 1 > this.last) {
+      const want = Math.max(n, this.expected);
+      const [reserved] = await query<{ code: string; last: number }>(tx, sql`
+        UPDATE record_tables SET uid_counter = uid_counter + ${want} WHERE sid = ${tableSid}
+        RETURNING coalesce(nullif(unique_code, ''), records_table_code(name)) AS code, uid_counter AS last`);
+      this.code = reserved.code;
+      this.last = Number(reserved.last);
+      this.next = this.last - want + 1;
+    }
+    const first = this.next;
+    this.next += n;
+    this.expected = Math.max(0, this.expected - n);
+    return { code: this.code, first };
+  }
+}
+
+/**
  * Creates the batch's new rows: the rows, their cells, a version each (`message`), a live
- * event each; their sids. A row without file cells is born at version 1: one statement
- * writes the batch's rows with their heads and their versions, each hashed in SQL by
- * records_version_text as records_append_version hashes (the same text, the same data) —
- * without appending to a row just written, which would write each row twice
- * (docs/decisions.md, "Imports: new rows born at version 1"). A row with file cells takes
- * the usual way: its files are attached to it first (files/cells.ts), then its version appended.
+ * event each; their sids. A row without file cells is born at version 1: its row, head and
+ * version written at once — without appending to a row just written, which would write each
+ * row twice (docs/decisions.md, "Imports: new rows born at version 1"). On PostgreSQL by
+ * COPY (bornByCopy), on the embedded database by one INSERT … SELECT hashing each version in
+ * SQL by records_version_text, as records_append_version hashes (the same text, the same
+ * data). A row with file cells takes the usual way: its files are attached to it first
+ * (files/cells.ts), then its version appended.
  */
 export async function createRows(
   w: WriteContext, plans: Extract<Plan, { kind: 'create' }>[], message: (i: number) => string = () => `Created the row${VIA}`,
 ): Promise<string[]> {
   if (!plans.length) return [];
   const made = plans.map((plan, i) => ({ sid: newSid(), plan, i, files: plan.cells.some((c) => c.column.kind === FILE_KIND) }));
-  // Their uids, the table's next numbers in the file's order (one update of the table's counter, as a row create does one).
-  const [reserved] = await query<{ code: string; last: number }>(w.tx, sql`
-    UPDATE record_tables SET uid_counter = uid_counter + ${made.length} WHERE sid = ${w.tableSid}
-    RETURNING coalesce(nullif(unique_code, ''), records_table_code(name)) AS code, uid_counter AS last`);
-  const first = Number(reserved.last) - made.length + 1;
+  // Their uids, the table's next numbers in the file's order.
+  const { code, first } = await (w.uids ?? new UidReservation(made.length)).take(w.tx, w.tableSid, made.length);
   const born = made.filter((m) => !m.files);
-  if (born.length) {
+  if (born.length && w.copy) await bornByCopy(w, w.copy, born, code, first, message);
+  else if (born.length) {
     const input = JSON.stringify(born.map(({ sid, plan, i }) => ({
       sid, i, line: plan.line, name: plan.name, description: plan.description, version_sid: newSid(), message: message(i),
       cells: Object.fromEntries(plan.cells.map((c) => [c.column.sid, c.data])),
@@ -60,7 +98,7 @@ export async function createRows(
            r AS (INSERT INTO record_rows (sid, organization_sid, table_sid, project_sid, name, description, created_by, updated_by, uid,
                                           date_created, date_updated, version, last_hash)
                  SELECT h.sid, ${w.organizationSid}, ${w.tableSid}, ${w.projectSid}, h.name, h.description, ${w.userSid}, ${w.userSid},
-                        records_row_uid(${reserved.code}, ${first}::integer + h.i), now() + make_interval(secs => h.line / 1000000.0), h.ts, 1, h.hash
+                        records_row_uid(${code}, ${first}::integer + h.i), now() + make_interval(secs => h.line / 1000000.0), h.ts, 1, h.hash
                    FROM h ORDER BY h.i
                  RETURNING sid)
       INSERT INTO versions (sid, organization_sid, row_sid, version, hash, previous_hash, data, activity_message, updated_by, date_created, date_updated)
@@ -71,12 +109,13 @@ export async function createRows(
     await w.tx.insert(rows).values(later.map(({ sid, plan, i }) => ({
       sid, organizationSid: w.organizationSid, tableSid: w.tableSid, projectSid: w.projectSid,
       name: plan.name, description: plan.description, createdBy: w.userSid, updatedBy: w.userSid,
-      uid: sql`records_row_uid(${reserved.code}, ${first + i}::integer)`,
+      uid: sql`records_row_uid(${code}, ${first + i}::integer)`,
       dateCreated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
       dateUpdated: sql`now() + make_interval(secs => ${plan.line}::int / 1000000.0)`,
     })));
   }
-  const cellValues = made.flatMap(({ sid, plan }) => plan.cells.map((c) => ({
+  // The cells of the rows COPY wrote are written (bornByCopy); the others' here.
+  const cellValues = (w.copy ? later : made).flatMap(({ sid, plan }) => plan.cells.map((c) => ({
     sid: newSid(), row_sid: sid, column_sid: c.column.sid, widget_sid: c.column.widgetSid, data: c.data, kind: c.column.kind,
   })));
   // A file cell names its files by sid: they are attached to the new row and listed by their descriptors, as a cell write does (files/cells.ts).
@@ -102,6 +141,70 @@ export async function createRows(
     for (const c of plan.cells) await mentions(w, { sid, name: plan.name }, c.column.name, '', c.data);
   }
   return made.map((m) => m.sid);
+}
+
+const ROW_COLUMNS = ['sid', 'organization_sid', 'table_sid', 'project_sid', 'name', 'description', 'created_by', 'updated_by', 'uid',
+  'date_created', 'date_updated', 'version', 'last_hash'] as const;
+const VERSION_COLUMNS = ['sid', 'organization_sid', 'row_sid', 'version', 'hash', 'previous_hash', 'data', 'activity_message', 'updated_by',
+  'date_created', 'date_updated'] as const;
+const CELL_COLUMNS = ['sid', 'organization_sid', 'row_sid', 'column_sid', 'widget_sid', 'data', 'created_by', 'updated_by',
+  'date_created', 'date_updated'] as const;
+
+/** An instant in microseconds since the epoch as ISO 8601 with six decimals (UTC): how a version's date is hashed. */
+function isoMicros(us: bigint): string {
+  const ms = us / 1000n;
+  return `${new Date(Number(ms)).toISOString().slice(0, -1)}${String(us - ms * 1000n).padStart(3, '0')}Z`;
+}
+
+/**
+ * Writes new rows born at version 1 by three COPYs on PostgreSQL (imports/copy.ts): the rows
+ * with their heads, their versions, their cells — what the INSERT … SELECT of createRows
+ * writes: the same uids (records_row_uid, in SQL), the same dates (the rows' now() and a
+ * microsecond a line, the versions' clock_timestamp(); the cells dated as their row rather
+ * than at now()), the same hash, computed here by versions/chain.ts's versionHash over the
+ * same data (the one TypeScript definition of the hashed text;
+ * test/modules/db-functions.test.ts proves it records_version_text's).
+ */
+async function bornByCopy(
+  w: WriteContext, connection: CopyConnection, born: { sid: string; plan: Extract<Plan, { kind: 'create' }>; i: number }[],
+  code: string, first: number, message: (i: number) => string,
+): Promise<void> {
+  const last = Math.max(...born.map((b) => b.i));
+  const [clock] = await query<{ ts: string; now_us: string; uids: string[] }>(w.tx, sql`
+    SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ts,
+           (extract(epoch FROM now()) * 1000000)::bigint::text AS now_us,
+           ARRAY(SELECT records_row_uid(${code}, n) FROM generate_series(${first}::integer, ${first + last}::integer) n ORDER BY n) AS uids`);
+  const now = BigInt(clock.now_us);
+  const f = copyField;
+  const [org, user] = [f(w.organizationSid), f(w.userSid)];
+  let rowLines = '';
+  let versionLines = '';
+  let cellLines = '';
+  for (const { sid, plan, i } of born) {
+    // A row's cells are dated as their row (not all at the transaction's now()): the cells' indexes
+    // by column or organization and date then grow at their end, line after line, as the rows' do.
+    const created = isoMicros(now + BigInt(plan.line));
+    const cellData = Object.fromEntries(plan.cells.map((c) => [c.column.sid, c.data]));
+    const data = { name: plan.name, description: plan.description, is_locked: false, is_archived: false, cells: cellData };
+    const hash = versionHash({ row: sid, version: 1, previousHash: '', data, updated_by: w.userSid, date_created: clock.ts });
+    rowLines += `${f(sid)}\t${org}\t${f(w.tableSid)}\t${f(w.projectSid)}\t${f(plan.name)}\t${f(plan.description)}\t${user}\t${user}\t`
+      + `${f(clock.uids[i])}\t${created}\t${clock.ts}\t1\t${hash}\n`;
+    versionLines += `${newSid()}\t${org}\t${f(sid)}\t1\t${hash}\t\t${f(JSON.stringify(data))}\t${f(message(i))}\t${user}\t${clock.ts}\t${clock.ts}\n`;
+    for (const c of plan.cells) {
+      cellLines += `${newSid()}\t${org}\t${f(sid)}\t${f(c.column.sid)}\t${f(c.column.widgetSid)}\t${f(c.data)}\t${user}\t${user}\t${created}\t${created}\n`;
+    }
+  }
+  // Every row a COPY writes fires its foreign keys' checks (a cell six, a version and a row
+  // two to four): each a lookup by primary key that PostgreSQL would plan again for every row
+  // under the session's force_custom_plan — most of the cells' COPY time. Their one generic
+  // plan is the same plan: the COPYs run under force_generic_plan, and the statements after
+  // them under the transaction's own mode again (auto: db/postgres.ts opens every
+  // transaction so; on an error the transaction ends, and SET LOCAL with it).
+  await w.tx.execute(sql`SET LOCAL plan_cache_mode = force_generic_plan`);
+  await copyInto(connection, 'record_rows', ROW_COLUMNS, rowLines);
+  await copyInto(connection, 'versions', VERSION_COLUMNS, versionLines);
+  await copyInto(connection, 'cells', CELL_COLUMNS, cellLines);
+  await w.tx.execute(sql`SET LOCAL plan_cache_mode = auto`);
 }
 
 /** Changes one existing row (locked by the caller): its name, description and cells, one version. */
