@@ -121,11 +121,13 @@ function createInstruments(database: Database) {
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = database.pool;
-      if (!pool) return;
-      this.set({ state: 'total' }, pool.totalCount);
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'waiting' }, pool.waitingCount);
+      // Both pools of PostgreSQL (db/postgres.ts: custom plans, and the generic plans' pool) together.
+      const pools = [database.pool, database.genericPool].filter((p): p is NonNullable<typeof p> => !!p);
+      if (!pools.length) return;
+      const sum = (of: (p: (typeof pools)[number]) => number) => pools.reduce((n, p) => n + of(p), 0);
+      this.set({ state: 'total' }, sum((p) => p.totalCount));
+      this.set({ state: 'idle' }, sum((p) => p.idleCount));
+      this.set({ state: 'waiting' }, sum((p) => p.waitingCount));
     },
   });
   // Read from the database at scrape time: every process sees the same outbox, so a
@@ -151,9 +153,9 @@ function createInstruments(database: Database) {
     },
   });
 
-  if (database.pool) {
+  for (const pool of [database.pool, database.genericPool]) {
+    if (!pool) continue;
     // The pool's own `connect` does not say how long it waited: time it around the call.
-    const pool = database.pool;
     const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
     (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
       const end = poolWait.startTimer();

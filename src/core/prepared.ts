@@ -14,6 +14,22 @@ export interface PreparedRun<T> {
 
 type Builder<T> = (db: Db, shape: string) => { prepare(name: string): PreparedRun<T> };
 
+/** A database handle's twin whose sessions may keep generic plans (db/postgres.ts), by handle. */
+const genericTwins = new WeakMap<object, Db>();
+
+/**
+ * Statements run through `runPrepared(db, …, { generic: true })` go to `twin` instead of
+ * `db`: PostgreSQL sessions under `plan_cache_mode = auto`, where a statement prepared on
+ * the connection is planned for its values five times and then keeps a generic plan when
+ * that costs no more. Only for statements whose best plan cannot depend on the values
+ * (keys, a page of an organization's or a recipient's records); those over a row's
+ * versions or a table's rows stay on `db` (`force_custom_plan`: planned for their values
+ * every time). A transaction's handle has no twin: its statements stay in it.
+ */
+export function planGenerically(db: Db, twin: Db): void {
+  genericTwins.set(db, twin);
+}
+
 const prepared = new WeakMap<object, Map<Builder<unknown>, Map<string, PreparedRun<unknown>>>>();
 let named = 0;
 
@@ -21,9 +37,13 @@ let named = 0;
  * Runs the query `build` makes for `shape` with `values` for its placeholders. The query
  * is built the first time this handle asks for this builder and shape (a transaction's
  * handle is a new one: its queries are built in it). `shape` must name everything that
- * changes the SQL text; values go in `values`.
+ * changes the SQL text; values go in `values`. `generic`: the statement's best plan does
+ * not depend on its values, it may keep a generic plan (planGenerically).
  */
-export function runPrepared<T>(db: Db, build: Builder<T>, shape: string, values: Record<string, unknown>): Promise<T> {
+export function runPrepared<T>(
+  db: Db, build: Builder<T>, shape: string, values: Record<string, unknown>, options: { generic?: boolean } = {},
+): Promise<T> {
+  if (options.generic) db = genericTwins.get(db) ?? db;
   let byBuilder = prepared.get(db);
   if (!byBuilder) prepared.set(db, (byBuilder = new Map()));
   let byShape = byBuilder.get(build as Builder<unknown>);

@@ -18,6 +18,8 @@ export interface Database {
   close(): Promise<void>;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and health checks. */
   pool: pg.Pool | null;
+  /** PostgreSQL only: the pool whose sessions may keep generic plans (core/prepared.ts's `generic` statements). */
+  genericPool?: pg.Pool | null;
   /** The embedded engine (PGlite only), for LISTEN/NOTIFY within the process. */
   pglite?: PGlite | null;
 }

@@ -6,6 +6,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import * as schema from './schema.js';
 import { tracePgQuery, tracingOn } from '../core/tracing.js';
 import { queryCounter } from '../core/query-count.js';
+import { planGenerically } from '../core/prepared.js';
 import { MIGRATIONS_DIR, type Database, type Db, type OpenOptions } from './client.js';
 
 // Any constant shared by every process of the service: serializes concurrent migrations.
@@ -65,18 +66,15 @@ class PreparingClient extends pg.Client {
   }
 }
 
-/** Opens the PostgreSQL database of `options.databaseUrl`. */
-export function openPostgres(options: OpenOptions & { databaseUrl: string }): Database {
-  const timeoutMs = (options.statementTimeoutSeconds ?? 30) * 1000;
+/** A pool of PreparingClients on `options.databaseUrl` whose sessions plan statements by `planCacheMode`. */
+function newPool(options: OpenOptions & { databaseUrl: string }, planCacheMode: string, timeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
     Client: PreparingClient,
     connectionString: options.databaseUrl,
-    // Plan each execution for its parameters: a generic plan of a prepared statement
-    // cannot see that a row's sid picks a few versions out of millions.
     // No statement runs longer than the timeout (an overloaded or stuck database answers
     // 503, never holds a request forever), and a server that stops answering altogether
     // is given up on 5 s later (migrations lift the limit for their own session).
-    options: `-c plan_cache_mode=force_custom_plan -c statement_timeout=${timeoutMs}`,
+    options: `-c plan_cache_mode=${planCacheMode} -c statement_timeout=${timeoutMs}`,
     query_timeout: timeoutMs + 5_000,
     max: options.poolSize ?? 10,
     // Fail fast (503) when the server does not accept connections, rather than hang.
@@ -89,11 +87,29 @@ export function openPostgres(options: OpenOptions & { databaseUrl: string }): Da
   // drops it when it is released.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/** Opens the PostgreSQL database of `options.databaseUrl`. */
+export function openPostgres(options: OpenOptions & { databaseUrl: string }): Database {
+  const timeoutMs = (options.statementTimeoutSeconds ?? 30) * 1000;
+  // Plan each execution for its parameters: a generic plan of a prepared statement
+  // cannot see that a row's sid picks a few versions out of millions.
+  const pool = newPool(options, 'force_custom_plan', timeoutMs);
+  // The statements whose best plan does not depend on their values (a page of an
+  // organization's personnel, a recipient's inbox: keys and short ranges) run on a
+  // second pool whose sessions keep a generic plan once it costs no more than the custom
+  // ones (`auto`), saving the planning of every execution (core/prepared.ts,
+  // docs/performance.md). Its connections open only when such a statement runs.
+  const genericPool = newPool(options, 'auto', timeoutMs);
   const db = drizzlePg(pool, { schema, logger: queryCounter }) as unknown as Db;
+  const genericDb = drizzlePg(genericPool, { schema, logger: queryCounter }) as unknown as Db;
+  planGenerically(db, genericDb);
   return {
     kind: 'postgres',
     db,
     pool,
+    genericPool,
     pglite: null,
     async migrate() {
       const client = await pool.connect();
@@ -109,6 +125,8 @@ export function openPostgres(options: OpenOptions & { databaseUrl: string }): Da
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), genericPool.end()]);
+    },
   };
 }

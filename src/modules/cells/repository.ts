@@ -6,6 +6,7 @@ import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { queryBool } from '../../core/schemas.js';
+import { runPrepared } from '../../core/prepared.js';
 
 const fields = {
   sid: cells.sid,
@@ -69,12 +70,44 @@ export async function countCells(db: Db, orgSid: string, membership: Membership,
   return row.n;
 }
 
-/** A page of cells, with the count of the list: a row's in column order, or the organization's oldest first. */
-/** A page of cells; without `withData` their data is read as '' (the name and list shapes do not show it). */
+/**
+ * The page query with its count for `shape` (core/prepared.ts): "role,row,column,data,withData"
+ * (the caller's organization role, whether row__sid and column__sid filter, data__isnull's
+ * "", "null" or "set", whether the data is read), every value a placeholder.
+ */
+function pageQuery(db: Db, shape: string) {
+  const [role, row, column, data, withData] = shape.split(',');
+  const personnelSid = sql.placeholder('personnel') as unknown as string;
+  const member = { organizationSid: '', organizationName: '', personnelSid, role: role as Membership['role'] };
+  const filter = {
+    row__sid: row ? sql.placeholder('row') as unknown as string : undefined,
+    column__sid: column ? sql.placeholder('column') as unknown as string : undefined,
+    data__isnull: data ? (data === 'null' ? 'true' : 'false') : undefined,
+  };
+  const condition = where(sql.placeholder('org') as unknown as string, member, filter);
+  const query = select(db, personnelSid, totalOf(countQuery(db, condition)), withData === 'data').where(condition);
+  const ordered = row ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);
+  return ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+}
+
+/**
+ * A page of cells with the count of the list: a row's in column order, or the
+ * organization's oldest first. Without `withData` their data is read as '' (the name and
+ * list shapes do not show it). Its SQL is built once a shape (core/prepared.ts) and may keep
+ * a generic plan (a row's cells, or a page of an organization's by their creation: keys),
+ * except with column__sid__in (a list of any length: built for its values).
+ */
 export async function pageCells(
   db: Db, orgSid: string, membership: Membership, filter: CellFilter, limit: number, offset: number, withData = true,
 ): Promise<Counted<CellRecord>> {
   const rowSid = filter.row__sid;
+  if (filter.column__sid__in === undefined) {
+    const data = filter.data__isnull === undefined ? '' : queryBool(filter.data__isnull) ? 'null' : 'set';
+    const shape = [membership.role, rowSid ? 'row' : '', filter.column__sid !== undefined ? 'column' : '', data, withData ? 'data' : ''].join(',');
+    return counted(await runPrepared(db, pageQuery, shape, {
+      org: orgSid, personnel: membership.personnelSid, row: rowSid || undefined, column: filter.column__sid, limit, offset,
+    }, { generic: true }) as (CellRecord & { total: number })[]);
+  }
   const condition = where(orgSid, membership, filter);
   const query = select(db, membership.personnelSid, totalOf(countQuery(db, condition)), withData).where(condition);
   const ordered = rowSid ? query.orderBy(columns.order, columns.sid) : query.orderBy(cells.dateCreated, cells.sid);

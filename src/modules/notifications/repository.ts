@@ -74,7 +74,7 @@ export async function countInbox(db: Db, recipientSid: string, isRead?: boolean)
 /** A page of a member's inbox (all, or only the read or unread ones), newest first, with its count. */
 export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number, isRead?: boolean): Promise<Counted<NotificationRow>> {
   const shape = isRead === undefined ? '' : 'read';
-  return counted(await runPrepared(db, pageQuery, shape, { recipient: recipientSid, read: isRead, limit, offset }) as (NotificationRow & { total: number })[]);
+  return counted(await runPrepared(db, pageQuery, shape, { recipient: recipientSid, read: isRead, limit, offset }, { generic: true }) as (NotificationRow & { total: number })[]);
 }
 
 /** The page query with its count for `shape` (core/prepared.ts): "read" filters, every value a placeholder. */

@@ -93,13 +93,16 @@ function pageQuery(db: Db, shape: string) {
     .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
-/** A page of an organization's personnel (those the filter finds), oldest first, with their count. */
+/**
+ * A page of an organization's personnel (those the filter finds), oldest first, with their
+ * count. A generic plan but for a search (a pattern's selectivity is its own: planned for it).
+ */
 export async function pageInOrganization(
   db: Db, orgSid: string, limit: number, offset: number, filter: PersonnelFilter = {},
 ): Promise<Counted<PersonnelRow>> {
   const values = filterValues(filter);
   const shape = Object.keys(values).filter((name) => values[name as keyof typeof values] !== undefined).join(',');
-  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }) as (PersonnelRow & { total: number })[]);
+  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: values.search === undefined }) as (PersonnelRow & { total: number })[]);
 }
 
 export async function findBySid(db: Db, sid: string): Promise<PersonnelRow | undefined> {

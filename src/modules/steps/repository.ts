@@ -64,7 +64,7 @@ export async function countSteps(db: Db, orgSid: string, filter: StepFilter): Pr
 export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<Counted<StepRecord>> {
   const values = { widget__sid: filter.widget__sid || undefined, workflow__sid: filter.workflow__sid || undefined };
   const shape = `${values.widget__sid ? 'widget__sid' : ''},${values.workflow__sid ? 'workflow__sid' : ''}`;
-  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }) as (StepRecord & { total: number })[]);
+  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: true }) as (StepRecord & { total: number })[]);
 }
 
 /** The page query with its count for `shape` (core/prepared.ts): the filters it names, every value a placeholder. */

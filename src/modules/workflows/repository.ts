@@ -58,7 +58,7 @@ export async function countWorkflows(db: Db, orgSid: string, tableSid?: string, 
 export async function pageWorkflows(db: Db, orgSid: string, tableSid: string | undefined, limit: number, offset: number,
   isArchived?: boolean): Promise<Counted<WorkflowRecord>> {
   const shape = `${tableSid ? 'table' : ''},${isArchived === undefined ? '' : 'archived'}`;
-  return counted(await runPrepared(db, pageQuery, shape, { org: orgSid, table: tableSid || undefined, archived: isArchived, limit, offset }));
+  return counted(await runPrepared(db, pageQuery, shape, { org: orgSid, table: tableSid || undefined, archived: isArchived, limit, offset }, { generic: true }));
 }
 
 /** The page query with its count for `shape` (core/prepared.ts): "table" and "archived" filter, every value a placeholder. */
