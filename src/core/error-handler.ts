@@ -169,8 +169,20 @@ export const MAX_NESTING = 32;
 type InputProblem = { at: string[]; message: string };
 
 /**
+ * What PostgreSQL cannot store of a string: a NUL character, or an unpaired UTF-16
+ * surrogate (JSON's "\ud800" alone is no Unicode character: jsonb refuses it, text
+ * would hold U+FFFD in its place).
+ */
+// (String.prototype.isWellFormed: Node 20's V8; the compiler's ES2022 library does not declare it.)
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'Null characters are not allowed.';
+  if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return 'Not valid Unicode: an unpaired surrogate (\\ud800–\\udfff alone); send each character whole.';
+  return null;
+}
+
+/**
  * The first problem of a request's parsed input: a string (value or key) holding a NUL
- * character, or arrays and objects nested deeper than MAX_NESTING. Walks without
+ * character or an unpaired surrogate, or arrays and objects nested deeper than MAX_NESTING. Walks without
  * recursion, so no input can exhaust the stack.
  */
 function inputProblem(value: unknown): InputProblem | null {
@@ -178,9 +190,13 @@ function inputProblem(value: unknown): InputProblem | null {
   while (pending.length) {
     const { value: item, at } = pending.pop()!;
     const key = at[at.length - 1];
-    if (key?.includes('\u0000')) return { at, message: 'Null characters are not allowed.' };
+    if (key !== undefined) {
+      const bad = textProblem(key);
+      if (bad) return { at, message: bad };
+    }
     if (typeof item === 'string') {
-      if (item.includes('\u0000')) return { at, message: 'Null characters are not allowed.' };
+      const bad = textProblem(item);
+      if (bad) return { at, message: bad };
       continue;
     }
     if (item === null || typeof item !== 'object') continue;
@@ -196,7 +212,7 @@ function inputProblem(value: unknown): InputProblem | null {
 
 /** Installs the one handler that turns every error into the API's error bodies. */
 export function installErrorHandler(app: FastifyInstance): void {
-  // PostgreSQL text and jsonb cannot hold a NUL character, and values nested thousands
+  // PostgreSQL text and jsonb cannot hold a NUL character nor an unpaired surrogate, and values nested thousands
   // deep overflow the stack of whatever serializes them (JSON.stringify, the database
   // driver): refuse both as bad input (400) once the request has passed its schema,
   // before any handler sees it.

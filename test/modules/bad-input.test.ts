@@ -142,6 +142,16 @@ describe('bad input on personnel', () => {
     await expectNoAccount(email); // no account was made for the refused email
   });
 
+  test('an unpaired surrogate ("\\ud800" alone) anywhere in the body: 400 naming the field, nothing written (the fuzz found it a 500 in a row\'s metadata)', async () => {
+    const SURROGATE = 'Not valid Unicode: an unpaired surrogate (\\ud800–\\udfff alone); send each character whole.';
+    const email = uniqueEmail('surrogate');
+    expectFieldErrors(await post({ email, title: 'Chem\ud800ist' }), { title: [SURROGATE] });
+    expectFieldErrors(await patch({ metadata: [{ note: '\udc00' }] }), { 'metadata.0.note': [SURROGATE] });
+    expectFieldErrors(await patch({ metadata: [{ ['k\ud800']: 1 }] }), { 'metadata.0.k\ud800': [SURROGATE] });
+    await unchanged();
+    await expectNoAccount(email);
+  });
+
   test('a NUL character or junk in the query string: 400, never 500', async () => {
     expectFieldErrors(await admin.api.get(paths.personnelList(org.sid, 'list', { page_size: '5', search: 'a\u0000b' })), { search: [MESSAGES.nulCharacter] });
     expectFieldErrors(await admin.api.get(`${paths.personnelList(org.sid, 'list')}?page=%00`), ['page']);
