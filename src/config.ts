@@ -159,6 +159,13 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
   const initialCredits = env.INITIAL_CREDITS && env.INITIAL_CREDITS !== '' ? env.INITIAL_CREDITS : '0.00';
   if (!MONEY.test(initialCredits)) problems.push(`INITIAL_CREDITS must be a decimal amount like 10.00, got "${initialCredits}"`);
 
+  const rowMaxBytes = int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024);
+  // On PostgreSQL a read holds a default page (10 records) at the default row bound, so a page
+  // of 10 rows, cells or versions is one read, one statement (it was 7 + 3: the page's
+  // statements twice); 2 such reads fit the 24 MiB budget a process, 20 records in flight
+  // where 3 reads of 7 held 21. A smaller row bound keeps 8 MiB reads; a larger one gets at
+  // most 11 MiB (at least ROW_MAX_BYTES, checked below, as before).
+  const pgAnswerBytes = Math.max(8 * 1024 * 1024, Math.min(10 * (rowMaxBytes + 4096), 11 * 1024 * 1024));
   const config: Config = {
     port: int('PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -180,10 +187,10 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     heapLimitMb: int('HEAP_LIMIT_MB', 192, 0, 65536),
     metricsToken: env.METRICS_TOKEN || null,
     otelEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
-    rowMaxBytes: int('ROW_MAX_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
+    rowMaxBytes,
     // The embedded engine copies every result through its own memory, which never shrinks:
     // smaller reads and a smaller budget there (docs/decisions.md, "the heavy-work budget").
-    answerMaxBytes: int('ANSWER_MAX_BYTES', (env.DATABASE_URL ? 8 : 4) * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+    answerMaxBytes: int('ANSWER_MAX_BYTES', env.DATABASE_URL ? pgAnswerBytes : 4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
     heavyWorkBytes: int('HEAVY_WORK_BYTES', (env.DATABASE_URL ? 24 : 12) * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
     heavyWorkWaitMs: int('HEAVY_WORK_WAIT_MS', 2000, 0, 60_000),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),

@@ -16,6 +16,7 @@ import {
 } from '../helpers/records.ts';
 import { withQuery, type Query } from '../helpers/http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { DB_KIND } from '../helpers/env.ts';
 
 const grid = (tableSid: string, query?: Query) => withQuery(`/tables/row/list/table/${encodeURIComponent(tableSid)}/grid/`, query);
 /** The row detail's keys but Labii's column_set and section_set (the grid has `cells` by column, and no sections). */
@@ -238,6 +239,27 @@ describe('the grid: cost', () => {
     assert.equal(new Set([counts['plain 1'], counts['plain 10'], counts['plain 40']]).size, 1, JSON.stringify(counts));
     assert.equal(new Set([counts['filtered 1'], counts['filtered 10'], counts['filtered 40']]).size, 1, JSON.stringify(counts));
     assert.ok(counts['filtered 40'] <= 8, `a handful of queries, got ${JSON.stringify(counts)}`);
+  });
+
+  test('at the default row bound, a default page of 10 rows is one read on PostgreSQL, answered whole (3 records a read embedded, written read by read)', async () => {
+    const defaults = await startServer();
+    try {
+      const small = await newSmallWorkspaceAt(defaults, 'gridread', 1);
+      const rowsPath = recordPaths.rowList(small.org.sid, 'detail', { table__sid: small.table.sid, project__sid: small.project.sid });
+      for (let i = 0; i < 10; i += 1) expectStatus(await small.api.post(rowsPath, { name: `read ${i}` }), 201);
+      for (const [what, path] of [
+        ['grid', grid(small.table.sid, {})],
+        ['row list', recordPaths.rowList(small.org.sid, 'list', { table__sid: small.table.sid })],
+      ] as const) {
+        const res = await small.api.get(path);
+        assert.equal(assertPage(res).results.length, 10, what);
+        // A page that fits one read is answered whole (its length known); a page of several reads is written as it is read (chunked).
+        const whole = res.headers.get('content-length') !== null && res.headers.get('transfer-encoding') === null;
+        assert.equal(whole, DB_KIND === 'postgres', `${what}: content-length ${res.headers.get('content-length')}, transfer-encoding ${res.headers.get('transfer-encoding')}`);
+      }
+    } finally {
+      await defaults.stop();
+    }
   });
 
   test('Server-Timing is off by default', async () => {
