@@ -85,6 +85,15 @@ export async function checkKind(tx: Db, w: CellSet): Promise<void> {
 /** A value of a statement built once (core/built-sql.ts): its placeholder. */
 const ph = (name: string) => sql`${sql.placeholder(name)}`;
 
+/** A cell write's debit in the statements below: its values are debitValues'. */
+const debitSql = () => debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
+
+/** The values of debitSql's placeholders for a priced write (none for a free one). */
+function debitValues(w: CellSet, row: RowRef, cell: string, created: boolean): Record<string, unknown> {
+  if (Number(w.column.price) === 0) return {};
+  return { price: w.column.price, reason: cellDebit({ ...w, row, cell, created }).reason, ledger: newSid() };
+}
+
 /** insertLocked's cell (built once a process, core/built-sql.ts). */
 const insertSql = () => sql`
   INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
@@ -96,9 +105,8 @@ const insertSql = () => sql`
  * consequence refuses an unpaid debit).
  */
 function appendedSql(priced: boolean): SQL {
-  const debit = debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
   return sql`
-    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? sql`${debit} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
+    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? sql`${debitSql()} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
       organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`v.version`,
       userSid: ph('user'), dateUpdated: isoTimestamp(sql`now()`), cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
     })} AS notified
@@ -122,7 +130,7 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
       const values = {
         cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid, version: newSid(), activity,
         table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
-        ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: sid, created: true }).reason, ledger: newSid() } : {}),
+        ...debitValues(w, row, sid, true),
       };
       await runBuilt(tx, 'records/cells:insert', insertSql, values);
       const [appended] = await runBuilt<{ version: number; date_updated: string; paid: boolean | null }>(tx, `records/cells:appended:${priced}`, () => appendedSql(priced), values);
@@ -150,11 +158,10 @@ export interface CellChange {
  * then the row's version) and, when it changed, the live event and (`priced`) the debit.
  */
 function changeSql(priced: boolean): SQL {
-  const debit = debitCall({ organizationSid: ph('org'), amount: ph('price'), reason: ph('reason'), cellSid: ph('cell'), rowSid: ph('row'), userSid: ph('user') }, ph('ledger'));
   return sql`
     WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })})
     SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
-           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} IS NOT NULL END` : sql`NULL::boolean`} AS paid
+           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debitSql()} IS NOT NULL END` : sql`NULL::boolean`} AS paid
       FROM size LEFT JOIN LATERAL (
         SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
           organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
@@ -184,7 +191,7 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
         tx, `records/cells:change:${priced}`, () => changeSql(priced), {
           row: row.sid, column: w.column.sid, data: w.data, user: w.userSid, cell: cellSid, max: w.rowMaxBytes, version: newSid(), activity,
           org: row.organization_sid, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
-          ...(priced ? { price: w.column.price, reason: cellDebit({ ...w, row, cell: cellSid, created: false }).reason, ledger: newSid() } : {}),
+          ...debitValues(w, row, cellSid, false),
         });
       refuseOversize(set.bytes, w.rowMaxBytes, 'data');
       if (set.new_version === null) {
