@@ -70,6 +70,12 @@ async function main() {
         }
         console.log(`${scenario.id}: planning + execution per request, ms: ${totals.force_custom_plan.toFixed(3)} → ${totals.auto.toFixed(3)}`);
         captured.set(scenario.id, counter.statements.filter((s) => s.kind === 'extended' && s.params?.length));
+        // PLAN_COST_DUMP=DIR: each scenario's statements and values as JSON, to try variants of them by hand.
+        if (process.env.PLAN_COST_DUMP) {
+          const { writeFileSync, mkdirSync } = await import('node:fs');
+          mkdirSync(process.env.PLAN_COST_DUMP, { recursive: true });
+          writeFileSync(`${process.env.PLAN_COST_DUMP}/${scenario.id}.json`, JSON.stringify(captured.get(scenario.id), null, 2));
+        }
       }
       // The skew check: warmed with one scenario's values, timed with the other's.
       for (const [a, b] of [['7-row-list-small', '7-row-list-big'], ['7-row-list-big', '7-row-list-small']]) {

@@ -53,7 +53,9 @@ export async function withCountedServer<T>(
     await pool.end();
     await server.stop();
     await counter.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    // PLAN_COST_KEEP_DATABASE=1 keeps the seeded database (its name is logged) to try statements on.
+    if (process.env.PLAN_COST_KEEP_DATABASE) console.log(`kept database ${dbName}`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
     fs.rmSync(tmp, { recursive: true, force: true });
   }

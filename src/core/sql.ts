@@ -4,7 +4,7 @@ import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
  * How the API names a person (a user or a personnel record): "First Last", or the email
  * when both names are blank; '' when there is nobody (an outer join found no one).
  */
-export function personName(person: { firstName: AnyColumn; lastName: AnyColumn; email: AnyColumn }): SQL<string> {
+export function personName(person: { firstName: AnyColumn | SQL; lastName: AnyColumn | SQL; email: AnyColumn | SQL }): SQL<string> {
   return sql<string>`coalesce(nullif(trim(${person.firstName} || ' ' || ${person.lastName}), ''), ${person.email}, '')`;
 }
 
