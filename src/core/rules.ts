@@ -110,15 +110,16 @@ export const readsRow = {
  * Rule: a person's project role on a row is their strongest role in any of the row's
  * projects (Admin over Edit over View), View when they hold none but the row is open to the
  * organization (openToOrganization; not for an organization Admin), null otherwise. As SQL, for the personnel
- * `personnelSid` and the row `rowSid` whose first project is `projectSid`.
+ * `personnelSid` and the row `rowSid` whose first project is `projectSid` (`rowOpen`: the
+ * row's open_to_organization, when the query has the row at hand).
  */
 export const rowRole = {
-  sql: (personnelSid: SQL, rowSid: SQL, projectSid: SQL): SQL<'admin' | 'edit' | 'view' | null> => sql<'admin' | 'edit' | 'view' | null>`coalesce((
+  sql: (personnelSid: SQL, rowSid: SQL, projectSid: SQL, rowOpen?: SQL): SQL<'admin' | 'edit' | 'view' | null> => sql<'admin' | 'edit' | 'view' | null>`coalesce((
     SELECT pm.permission FROM project_members pm
      WHERE pm.personnel_sid = ${personnelSid}
        AND (pm.project_sid = ${projectSid} OR pm.project_sid IN (SELECT rp.project_sid FROM record_row_projects rp WHERE rp.row_sid = ${rowSid}))
      ORDER BY CASE pm.permission WHEN 'admin' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END LIMIT 1),
-    CASE WHEN ${openToOrganization.row(rowSid, projectSid)} AND NOT ${openToOrganization.isAdministrator(personnelSid)} THEN 'view' END)`,
+    CASE WHEN ${openToOrganization.row(rowSid, projectSid, rowOpen)} AND NOT ${openToOrganization.isAdministrator(personnelSid)} THEN 'view' END)`,
 };
 
 /**

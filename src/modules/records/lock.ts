@@ -85,7 +85,7 @@ function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean): SQL {
   return sql`
     SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.open_to_organization, r.created_by,
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
-           ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`)} AS permission
+           ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`, sql`r.open_to_organization`)} AS permission
            ${byCell ? sql`, c.sid AS cell_sid, c.data AS cell_data, ${isoTimestamp(sql`c.date_created`)} AS cell_created,
            ${isoTimestamp(sql`c.date_updated`)} AS cell_updated, col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid,
            w.name AS widget_name, w.price, w.addable_at_readonly, w.kind AS widget_kind, col.settings AS column_settings` : sql``}

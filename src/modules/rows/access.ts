@@ -32,7 +32,7 @@ export function readableRows(membership: Membership) {
 
 /** The member's project role on each row of a query over record_rows (rules.ts, rowRole). */
 export function roleOnRows(personnelSid: string) {
-  return rowRole.sql(sql`${personnelSid}`, sql`${rows.sid}`, sql`${rows.projectSid}`);
+  return rowRole.sql(sql`${personnelSid}`, sql`${rows.sid}`, sql`${rows.projectSid}`, sql`${rows.openToOrganization}`);
 }
 
 export { personnel };

@@ -10,16 +10,24 @@ import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 
+/**
+ * A column of record_rows, always with its table's name: Drizzle writes the bare column
+ * name in the fields of a one-table select, which inside a subquery would name the
+ * subquery's own column of that name (a nested SQL keeps the table's name).
+ */
+const r = (column: AnyColumn): SQL => sql`${column}`;
+
 /** A row's projects as [{sid, name}]: its first project, then the others in the order they were added. */
 const projectsOf = sql<{ sid: string; name: string }[]>`(
   SELECT json_agg(json_build_object('sid', p.sid, 'name', p.name) ORDER BY x.o, x.added, p.sid)
-    FROM (SELECT ${rows.projectSid} AS project_sid, 0 AS o, NULL::timestamptz AS added
-          UNION ALL SELECT rp.project_sid, 1, rp.date_created FROM record_row_projects rp WHERE rp.row_sid = ${rows.sid}) x
+    FROM (SELECT ${r(rows.projectSid)} AS project_sid, 0 AS o, NULL::timestamptz AS added
+          UNION ALL SELECT rp.project_sid, 1, rp.date_created FROM record_row_projects rp WHERE rp.row_sid = ${r(rows.sid)}) x
     JOIN projects p ON p.sid = x.project_sid)`;
 
+
 /** A person's name (users.sid `userSid`) as personName gives it, '' without one. */
-function nameOf(userSid: SQL | AnyColumn): SQL<string> {
-  return sql<string>`coalesce((SELECT ${personName({ firstName: sql`u.first_name`, lastName: sql`u.last_name`, email: sql`u.email` })} FROM users u WHERE u.sid = ${userSid}), '')`;
+function nameOf(userSid: AnyColumn): SQL<string> {
+  return sql<string>`coalesce((SELECT ${personName({ firstName: sql`u.first_name`, lastName: sql`u.last_name`, email: sql`u.email` })} FROM users u WHERE u.sid = ${r(userSid)}), '')`;
 }
 
 /**
@@ -33,9 +41,9 @@ const fields = {
   uid: rows.uid,
   name: rows.name,
   description: rows.description,
-  table: sql<{ sid: string; name: string }>`(SELECT json_build_object('sid', t.sid, 'name', t.name) FROM record_tables t WHERE t.sid = ${rows.tableSid})`,
-  table__name_plural: sql<string>`(SELECT t.name FROM record_tables t WHERE t.sid = ${rows.tableSid})`,
-  project: sql<{ sid: string; name: string }>`(SELECT json_build_object('sid', p.sid, 'name', p.name) FROM projects p WHERE p.sid = ${rows.projectSid})`,
+  table: sql<{ sid: string; name: string }>`(SELECT json_build_object('sid', t.sid, 'name', t.name) FROM record_tables t WHERE t.sid = ${r(rows.tableSid)})`,
+  table__name_plural: sql<string>`(SELECT t.name FROM record_tables t WHERE t.sid = ${r(rows.tableSid)})`,
+  project: sql<{ sid: string; name: string }>`(SELECT json_build_object('sid', p.sid, 'name', p.name) FROM projects p WHERE p.sid = ${r(rows.projectSid)})`,
   projects: projectsOf,
   project_sid: rows.projectSid,
   is_template: rows.isTemplate,
@@ -133,9 +141,12 @@ function rowCount(orgSid: string, membership: Membership, filter: CountedFilter)
     l !== undefined ? sql`r.is_locked = ${l}` : undefined,
     sql`NOT ${firstCounts}`,
   ].filter((c): c is SQL => c !== undefined);
+  // An Admin reads every row and, without project__sid, every row is counted under its first
+  // project already: no row is counted through another (a subquery fewer to plan).
+  const throughOthers = membership.role === 'admin' && !filter.project__sid ? sql`0`
+    : sql`(SELECT count(DISTINCT rp.row_sid)::int FROM record_row_projects rp JOIN record_rows r ON r.sid = rp.row_sid WHERE ${sql.join(others, sql` AND `)})`;
   return sql<number>`((SELECT coalesce(sum(${measure}), 0)::int FROM ${rowCounts} c WHERE ${sql.join(conditions, sql` AND `)})
-    + (SELECT count(DISTINCT rp.row_sid)::int FROM record_row_projects rp JOIN record_rows r ON r.sid = rp.row_sid WHERE ${sql.join(others, sql` AND `)})
-    + ${openRowCount(orgSid, membership, filter)})`;
+    + ${throughOthers} + ${openRowCount(orgSid, membership, filter)})`;
 }
 
 /**
