@@ -9,6 +9,7 @@ import { containsPattern, isoTimestamp, personName } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { runPrepared } from '../../core/prepared.js';
 
 /**
  * A column of record_rows, always with its table's name: Drizzle writes the bare column
@@ -187,9 +188,41 @@ export async function countRows(db: Db, orgSid: string, membership: Membership, 
 
 /** A page of rows, oldest first, with the count of the whole list (from the counters). */
 export async function pageRows(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number, offset: number): Promise<Counted<RowRecord>> {
+  const shape = pageShape(membership, filter);
+  if (shape) {
+    return counted(await runPrepared(db, pageQuery, shape, {
+      org: orgSid, me: membership.personnelSid, table: filter.table__sid, project: filter.project__sid, limit, offset,
+    }) as (RowRecord & { total: number })[]);
+  }
   return counted(await select(db, membership.personnelSid, { total: listCount(db, orgSid, membership, filter) })
     .where(where(orgSid, membership, filter))
     .orderBy(rows.dateCreated, rows.sid).limit(limit).offset(offset) as (RowRecord & { total: number })[]);
+}
+
+/**
+ * The shape of a page whose statement is built once (core/prepared.ts): the caller's
+ * organization role (the read rule's SQL differs by it), which of table__sid and
+ * project__sid are given (non-empty), and is_archived. Any other filter: null, built per request.
+ */
+function pageShape(membership: Membership, filter: RowFilter): string | null {
+  if (!countable(filter)) return null;
+  const archived = filter.is_archived === undefined ? '' : String(queryBool(filter.is_archived));
+  return `${membership.role}|${filter.table__sid ? 't' : ''}${filter.project__sid ? 'p' : ''}|${archived}`;
+}
+
+/** The page statement of a shape (pageShape), every value a placeholder: org, me, table, project, limit, offset. */
+function pageQuery(db: Db, shape: string) {
+  const [role, given, archived] = shape.split('|');
+  const placeholder = (name: string) => sql.placeholder(name) as unknown as string;
+  const membership: Membership = { organizationSid: placeholder('org'), organizationName: '', personnelSid: placeholder('me'), role: role as Membership['role'] };
+  const filter: RowFilter = {
+    table__sid: given.includes('t') ? placeholder('table') : undefined,
+    project__sid: given.includes('p') ? placeholder('project') : undefined,
+    is_archived: archived || undefined,
+  };
+  return select(db, membership.personnelSid, { total: listCount(db, membership.organizationSid, membership, filter) })
+    .where(where(membership.organizationSid, membership, filter))
+    .orderBy(rows.dateCreated, rows.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
 }
 
 export async function findRow(db: Db, sid: string, personnelSid: string): Promise<RowRecord | undefined> {
@@ -204,11 +237,9 @@ export interface CellSummary {
   data: string;
 }
 
-/** The cells of the given rows in column order, by row sid, in one query. */
-export async function cellsOfRows(db: Db, rowSids: string[]): Promise<Map<string, CellSummary[]>> {
-  const byRow = new Map<string, CellSummary[]>(rowSids.map((sid) => [sid, []]));
-  if (!rowSids.length) return byRow;
-  const found = await db.select({
+/** The statement of cellsOfRows: the rows' sids are one placeholder (joined by commas), so its text is one whatever their number. */
+function cellsQuery(db: Db) {
+  return db.select({
     row_sid: cells.rowSid,
     sid: cells.sid,
     column: sql<{ sid: string; name: string }>`json_build_object('sid', ${columns.sid}, 'name', ${columns.name})`,
@@ -217,8 +248,15 @@ export async function cellsOfRows(db: Db, rowSids: string[]): Promise<Map<string
   }).from(cells)
     .innerJoin(columns, eq(columns.sid, cells.columnSid))
     .innerJoin(widgets, eq(widgets.sid, cells.widgetSid))
-    .where(inArray(cells.rowSid, rowSids))
+    .where(sql`${cells.rowSid} = ANY(string_to_array(${sql.placeholder('rows')}, ','))`)
     .orderBy(columns.order, columns.sid);
+}
+
+/** The cells of the given rows in column order, by row sid, in one query. */
+export async function cellsOfRows(db: Db, rowSids: string[]): Promise<Map<string, CellSummary[]>> {
+  const byRow = new Map<string, CellSummary[]>(rowSids.map((sid) => [sid, []]));
+  if (!rowSids.length) return byRow;
+  const found = await runPrepared(db, cellsQuery, '', { rows: rowSids.join(',') }) as (CellSummary & { row_sid: string })[];
   for (const { row_sid, ...cell } of found) byRow.get(row_sid)!.push(cell);
   return byRow;
 }
