@@ -29,7 +29,8 @@
 //   --import, --export  only the spreadsheets' step (bench/transfer.ts): a CSV of --rows N (default 10,000) × 10
 //                       columns imported, beside the same rows written set-based; exported as CSV and NDJSON;
 //                       the server's peak RSS; bench/results/transfer.json; with --postgres on PostgreSQL beside
-//                       a real COPY (bench/results/transfer-postgres.json)
+//                       a real COPY (bench/results/transfer-postgres.json); --no-limit: without the COPY,
+//                       --no-export: without the exports
 //   --heavy             only the heavy answers' step (bench/heavy.ts, issue 21): 32 parallel requests of each of four
 //                       lists filled to the row bound and 32 verifications, WORKERS=2 on PostgreSQL then embedded;
 //                       peak RSS a process, deaths, answers whole or 503, another organization's PATCH p99 alone and in
@@ -44,7 +45,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Managed, ROOT, type PeakRss, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
+import { Managed, ROOT, START_NODE_FLAGS, type PeakRss, freePort, killAllStarted, stopAllStarted, waitForHttp, waitForWorkers, sleep } from './lib/processes.js';
 import { CpuMonitor } from './lib/cpu.js';
 import { drive, median, type Plan, type RequestSpec, type RunResult } from './lib/load.js';
 import { call } from './lib/http.js';
@@ -162,12 +163,6 @@ function serviceEnv(port: number, options: { databaseUrl: string | null; workers
 }
 
 /** Starts `node dist/server.js` and waits until every worker serves. */
-/** The node flags `npm start` gives the service (package.json's start script): the bench starts it as operators do. */
-const START_NODE_FLAGS: string[] = (() => {
-  const start: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const words = start.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server.js')).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
-})();
 
 async function startService(
   label: string, options: { databaseUrl: string | null; workers: number; dataDir?: string },

@@ -6,7 +6,7 @@
 // exported as CSV and NDJSON, the server's RSS sampled throughout. `npm run bench -- --import`
 // or `-- --export` (both run the whole step: the export needs the import's rows);
 // `--rows N` (default 10,000; the issue's scale is --rows 1000000); `--no-export` skips the
-// exports. `--postgres`: the service on a fresh PostgreSQL database
+// exports, `--no-limit` the COPY beside the import. `--postgres`: the service on a fresh PostgreSQL database
 // (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres; dropped at the
 // end), its limit a real COPY (psql's \copy) of the same rows, cells and versions into the
 // same tables; the server's RSS is then the service's alone. Writes
@@ -18,7 +18,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, statusKb } from './lib/processes.js';
+import { START_NODE_FLAGS, freePort, statusKb } from './lib/processes.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const argv = process.argv.slice(2);
@@ -29,6 +29,8 @@ const PRICE = '0.01';
 const POSTGRES = argv.includes('--postgres');
 /** `--no-export`: the import and its limit only (the exports of a million rows take as long again). */
 const NO_EXPORT = argv.includes('--no-export');
+/** `--no-limit`: the import and the exports only (the memory figures), not the COPY beside them. */
+const NO_LIMIT = argv.includes('--no-limit');
 /** `--profile DIR`: the server's CPU profile (written when it stops, after the import and exports). */
 const PROFILE = argv.includes('--profile') ? path.resolve(argv[argv.indexOf('--profile') + 1]) : null;
 const OUT = path.join(ROOT, 'bench', 'results', POSTGRES ? 'transfer-postgres.json' : 'transfer.json');
@@ -142,7 +144,8 @@ async function main() {
   const key = JSON.parse(cli(['create-api-key', '--email', 'bench@transfer.test', '--name', 'bench'])).key;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(ROOT, 'dist', 'server.js')], { env: { ...env, PORT: String(port) }, detached: true, stdio: 'inherit' });
+  // Started as `npm start` starts it (its node flags), as run.ts does.
+  server = spawn(process.execPath, [...START_NODE_FLAGS, ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(ROOT, 'dist', 'server.js')], { env: { ...env, PORT: String(port) }, detached: true, stdio: 'inherit' });
   for (let i = 0; ; i += 1) {
     if (await fetch(`${base}/health/`).then((r) => r.ok, () => false)) break;
     if (i > 600) throw new Error('the server did not start');
@@ -205,11 +208,13 @@ async function main() {
 
   // The limit: the same rows, cells and versions written in the same database, set-based
   // (PGlite) or by COPY (PostgreSQL).
-  const limitLoad = loadAverage();
-  const limit = POSTGRES ? copyLimit(org, table.sid, project.sid) : await setBasedLimit(dataDir, org, table.sid, project.sid);
-  results[POSTGRES ? 'copy' : 'set_based_insert'] = { seconds: round(limit), rows_per_s: Math.round(ROWS / limit), load_average: { before: limitLoad, after: loadAverage() } };
-  (results.import as Record<string, number>).of_limit = Math.round((limit / imported.seconds) * 100) / 100;
-  log(`the limit (${POSTGRES ? 'COPY' : 'set-based INSERT … SELECT'} of the same rows, cells and versions): ${round(limit)} s (${Math.round(ROWS / limit)} rows/s); the import runs at ${Math.round((limit / imported.seconds) * 100)}% of it`);
+  if (!NO_LIMIT) {
+    const limitLoad = loadAverage();
+    const limit = POSTGRES ? copyLimit(org, table.sid, project.sid) : await setBasedLimit(dataDir, org, table.sid, project.sid);
+    results[POSTGRES ? 'copy' : 'set_based_insert'] = { seconds: round(limit), rows_per_s: Math.round(ROWS / limit), load_average: { before: limitLoad, after: loadAverage() } };
+    (results.import as Record<string, number>).of_limit = Math.round((limit / imported.seconds) * 100) / 100;
+    log(`the limit (${POSTGRES ? 'COPY' : 'set-based INSERT … SELECT'} of the same rows, cells and versions): ${round(limit)} s (${Math.round(ROWS / limit)} rows/s); the import runs at ${Math.round((limit / imported.seconds) * 100)}% of it`);
+  }
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify(results, null, 2) + '\n');
   log(`written to ${path.relative(process.cwd(), OUT)}`);

@@ -187,3 +187,10 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** The repository's root (bench/lib/ is two levels down). */
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+/** The node flags `npm start` gives the service (package.json's start script): the benches start it as operators do. */
+export const START_NODE_FLAGS: string[] = (() => {
+  const start: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server.js')).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
+})();

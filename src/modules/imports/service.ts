@@ -11,7 +11,7 @@ import { cellMessages } from '../cells/write.js';
 import { currentSalesContact } from '../admin/settings.js';
 import { lines, type ImportFormat, type Line } from './parse.js';
 import { keyOf, mapHeader, planLine, type Mapping, type Plan, type Problem } from './plan.js';
-import { balanceCents, existingRows, importColumns } from './repository.js';
+import { balanceCents, existingRows, importColumns, refreshStatistics } from './repository.js';
 import { cellDataProblem } from '../widgets/kinds.js';
 import { createRows, updateRow, UidReservation, type WriteContext } from './write.js';
 import { copyConnectionOf } from './copy.js';
@@ -175,6 +175,7 @@ export async function runImport(job: ImportJob): Promise<ImportSummary> {
       await job.progress(done, total, 'writing');
     }
   });
+  await refreshStatistics(job.db, summary.created + summary.updated);
   return summary;
 }
 
