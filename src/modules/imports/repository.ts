@@ -77,7 +77,6 @@ export async function balanceCents(db: Db, organizationSid: string): Promise<num
   return Math.round(Number(row.balance) * 100);
 }
 
-
 /** An import of at least this many rows refreshes the planner's statistics (refreshStatistics). */
 export const ANALYZE_AFTER_ROWS = 1_000;
 

@@ -25,7 +25,6 @@ const projectsOf = sql<{ sid: string; name: string }[]>`(
           UNION ALL SELECT rp.project_sid, 1, rp.date_created FROM record_row_projects rp WHERE rp.row_sid = ${r(rows.sid)}) x
     JOIN projects p ON p.sid = x.project_sid)`;
 
-
 /** A person's name (users.sid `userSid`) as personName gives it, '' without one. */
 function nameOf(userSid: AnyColumn): SQL<string> {
   return sql<string>`coalesce((SELECT ${personName({ firstName: sql`u.first_name`, lastName: sql`u.last_name`, email: sql`u.email` })} FROM users u WHERE u.sid = ${r(userSid)}), '')`;
