@@ -173,11 +173,24 @@ async function main() {
 
   const creditsBefore = await balance();
   const loadBefore = loadAverage();
+  // The import's progress, as a client sees it (GET …/import/progress/?key=), logged every 30 s with the server's RSS.
+  const importKey = `bench-import-${process.pid}`;
+  const progressLog: { seconds: number; phase: string; rows_done: number; rows_total: number | null; rss_mb: number }[] = [];
+  const started = Date.now();
+  const progressTimer = setInterval(() => {
+    void fetch(`${base}/tables/row/import/progress/?key=${importKey}`, { headers }).then(async (res) => {
+      if (res.status !== 200) return;
+      const p = await res.json() as { phase: string; rows_done: number; rows_total: number | null };
+      const rssMb = Math.round((statusKb(server!.pid!, 'VmRSS') ?? 0) / 1024);
+      progressLog.push({ seconds: Math.round((Date.now() - started) / 1000), ...p, rss_mb: rssMb });
+      log(`  progress at ${Math.round((Date.now() - started) / 1000)} s: ${p.phase} ${p.rows_done}/${p.rows_total ?? '?'}, RSS ${rssMb} MB`);
+    }).catch(() => undefined);
+  }, 30_000);
   const imported = await measured(async () => {
     // node:http rather than fetch: the answer comes when the import is done, after fetch's 300 s headers timeout.
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(`${base}/tables/row/import/table/${table.sid}/?project__sid=${project.sid}`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
+        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv', 'idempotency-key': importKey },
       }, (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: text })).on('error', reject);
@@ -188,12 +201,13 @@ async function main() {
     if (status !== 200) throw new Error(`import: ${status} ${body.slice(0, 500)}`);
     return JSON.parse(body);
   });
+  clearInterval(progressTimer);
   if (imported.value.created !== ROWS) throw new Error(`imported ${imported.value.created} rows, not ${ROWS}`);
   const paid = Math.round((Number(creditsBefore) - Number(await balance())) * 100);
   if (paid !== ROWS * Math.round(Number(PRICE) * 100)) throw new Error(`the import debited ${paid} cents, not ${ROWS} × ${PRICE}`);
   results.import = {
     seconds: round(imported.seconds), rows_per_s: Math.round(ROWS / imported.seconds), peak_rss_mb: imported.peakMb,
-    debited: (paid / 100).toFixed(2), load_average: { before: loadBefore, after: loadAverage() },
+    debited: (paid / 100).toFixed(2), load_average: { before: loadBefore, after: loadAverage() }, progress: progressLog,
   };
   log(`import: ${ROWS} rows in ${round(imported.seconds)} s (${Math.round(ROWS / imported.seconds)} rows/s), peak RSS ${imported.peakMb} MB, `
     + `debited ${(paid / 100).toFixed(2)}; load average ${loadBefore.join(' ')} before, ${loadAverage().join(' ')} after`);
