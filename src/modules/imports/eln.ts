@@ -14,7 +14,7 @@ import { deleteFile, uploadFile } from '../files/service.js';
 import type { Actor } from '../../core/auth.js';
 import { Archive, MissingEntry, readGraph, verifyArchive } from '../exports/eln-verify.js';
 import { ROW_GENRE, VERSIONS_FILE, type Node } from '../exports/eln-format.js';
-import { balanceCents, importColumns } from './repository.js';
+import { balanceCents, importColumns, refreshStatistics } from './repository.js';
 import { LIMITS, type ImportColumn, type Plan } from './plan.js';
 import { createRows } from './write.js';
 import { FILE_KIND, filesOfCellData } from '../files/cells.js';
@@ -124,6 +124,7 @@ export async function importEln(
       return sids;
     });
     made.length = 0;
+    await refreshStatistics(ctx.db, created.length);
     return {
       created: created.length, files: filesCount, price: formatMoney((cents / 100).toFixed(2)),
       rows: created.map((sid, i) => ({ sid, name: plans[i].name, source: sources[i].source })), unmapped: [...unmapped].sort(),
