@@ -67,7 +67,8 @@ function stopServer() {
 process.on('exit', () => {
   stopServer();
   fs.rmSync(tmp, { recursive: true, force: true });
-  if (databaseUrl) {
+  if (databaseUrl && process.env.TRANSFER_KEEP_DATABASE) console.log(`kept database ${DB_NAME}`);
+  else if (databaseUrl) {
     try {
       execFileSync('psql', [ADMIN_URL, '-q', '-c', `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`], { stdio: 'ignore' });
     } catch {

@@ -53,7 +53,7 @@ test('the unit restarts the service whenever it dies and stops it as the service
   const unit = parseUnit(fs.readFileSync(UNIT, 'utf8'));
   const service = unit.Service!;
   const npmStart = JSON.parse(fs.readFileSync(path.join(path.dirname(UNIT), '..', 'package.json'), 'utf8')).scripts.start;
-  assert.equal(npmStart, 'node --enable-source-maps --max-semi-space-size=2 dist/server.js');
+  assert.equal(npmStart, 'node --enable-source-maps --max-semi-space-size=2 --heap-growing-percent=100 dist/server.js');
   assert.deepEqual(service.ExecStart, [`/usr/bin/${npmStart}`], 'the server, as npm start runs it, without a build');
   assert.deepEqual(service.Restart, ['always'], 'started again after any exit, a killed primary included');
   assert.deepEqual(service.KillMode, ['mixed'], 'SIGTERM to the primary alone, which drains its workers');
