@@ -144,7 +144,7 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
         if (!query.project__sid || !isSid(query.project__sid)) return false;
         return permissions.row.create(scope.membership, await findProjectRole(ctx.db, scope.membership.personnelSid, query.project__sid));
       },
-      // The page carries its count, summed from the row counters (rows/repository.ts).
+      // The page carries its count, summed from the row counters (rows/counts.ts).
       counted: true,
       count: async (scope, given) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, await applied(scope.membership, given)),
       rows: async (scope, given, serializer, page) => {
