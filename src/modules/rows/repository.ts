@@ -112,9 +112,14 @@ export async function pageRows(db: Db, orgSid: string, membership: Membership, f
       org: orgSid, me: membership.personnelSid, table: filter.table__sid, project: filter.project__sid, limit, offset,
     }) as (RowRecord & { total: number })[]);
   }
-  return counted(await select(db, membership.personnelSid, { total: listCount(db, orgSid, membership, filter) })
+  return counted(await pageSelect(db, orgSid, membership, filter, limit, offset) as (RowRecord & { total: number })[]);
+}
+
+/** A page of the row list with its count, oldest first: the one statement pageRows runs, built per request or once (pageQuery). */
+function pageSelect(db: Db, orgSid: string, membership: Membership, filter: RowFilter, limit: number | Placeholder, offset: number | Placeholder) {
+  return select(db, membership.personnelSid, { total: listCount(db, orgSid, membership, filter) })
     .where(inArray(rows.sid, pageOf(db, where(orgSid, membership, filter), asc(rows.dateCreated), asc(rows.sid), limit, offset)))
-    .orderBy(rows.dateCreated, rows.sid) as (RowRecord & { total: number })[]);
+    .orderBy(rows.dateCreated, rows.sid);
 }
 
 /**
@@ -148,10 +153,7 @@ function pageQuery(db: Db, shape: string) {
     project__sid: given.includes('p') ? placeholder('project') : undefined,
     is_archived: archived || undefined,
   };
-  return select(db, membership.personnelSid, { total: listCount(db, membership.organizationSid, membership, filter) })
-    .where(inArray(rows.sid, pageOf(db, where(membership.organizationSid, membership, filter), asc(rows.dateCreated), asc(rows.sid),
-      sql.placeholder('limit'), sql.placeholder('offset'))))
-    .orderBy(rows.dateCreated, rows.sid);
+  return pageSelect(db, membership.organizationSid, membership, filter, sql.placeholder('limit'), sql.placeholder('offset'));
 }
 
 export async function findRow(db: Db, sid: string, personnelSid: string): Promise<RowRecord | undefined> {
