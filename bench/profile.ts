@@ -1,6 +1,6 @@
 // Where the CPU of one request goes (issue 15), in Node and in PostgreSQL.
 //
-//   npm run -s build && node --import tsx bench/profile.ts [--label NAME] [--seconds N] [--scenarios a,b]
+//   npm run -s build && node --import tsx bench/profile.ts [--label NAME] [--seconds N] [--scenarios a,b] [--no-trips]
 //
 // On a database of its own, seeded like `npm run bench -- --quick`, for each scenario:
 // 1. Node: one server process (WORKERS=1) runs with --cpu-prof while autocannon drives the
@@ -227,14 +227,14 @@ async function main() {
     log(`profiling ${scenario.id} (${SECONDS} s at 10 connections)`);
     node[scenario.id] = await profileNode(scenario);
   }
-  log('timing the round trips to PostgreSQL');
-  const database = await tripsOf(scenarios);
+  // --no-trips: the Node side only (the wire counter speaks TCP: a BENCH_DATABASE_URL on a Unix socket needs it).
+  const database = argv.includes('--no-trips') ? {} : (log('timing the round trips to PostgreSQL'), await tripsOf(scenarios));
   const result = { label: LABEL, date: new Date().toISOString(), seconds: SECONDS, connections: 10, workers: 1, seed: 'quick', node, database };
   const out = path.join(ROOT, 'bench', 'results', `profile-${LABEL}.json`);
   fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   for (const scenario of scenarios) {
     const n = node[scenario.id] as Awaited<ReturnType<typeof profileNode>>;
-    const d = database[scenario.id] as { round_trips: number; database_ms_per_request: number; trips: Array<{ median_ms: number; statements: string[] }> };
+    const d = (database as Record<string, unknown>)[scenario.id] as { round_trips: number; database_ms_per_request: number; trips: Array<{ median_ms: number; statements: string[] }> } | undefined ?? { round_trips: NaN, database_ms_per_request: NaN, trips: [] };
     log(`\n${scenario.id}: ${n.rps}/s, Node busy ${n.busy_ms_per_request} ms/request (idle ${Math.round(n.idle_share * 100)}%), `
       + `${d.round_trips} round trips, ${d.database_ms_per_request} ms waiting for PostgreSQL (one at a time)`);
     for (const c of n.by_category.slice(0, 12)) log(`  ${(c.share * 100).toFixed(1).padStart(5)}%  ${c.ms_per_request.toFixed(3)} ms  ${c.name}`);

@@ -138,7 +138,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  const metrics = installMetrics(app, database, config.metricsToken);
+  const heavy = new WorkBudget(config.heavyWorkBytes, config.heavyWorkWaitMs);
+  const metrics = installMetrics(app, database, heavy, config.metricsToken);
   if (config.otelEndpoint) installRequestSpans(app);
   installEmptyBodyAsNone(app);
   if (config.serverTiming) installServerTiming(app);
@@ -173,7 +174,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.addHook('onReady', () => files.store.open());
   app.addHook('onClose', () => files.store.close());
   const ctx: AppContext = {
-    config, database, mail, metrics, live, jobs, files, heavy: new WorkBudget(config.heavyWorkBytes, config.heavyWorkWaitMs),
+    config, database, mail, metrics, live, jobs, files, heavy,
     get db() { return ambientTransaction() ?? database.db; },
   };
 

@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { pageEnvelope, type PageRequest } from './pagination.js';
-import { heavyTurn, type WorkBudget } from './heavy-work.js';
+import { AnswerHold, heavyTurn, type WorkBudget } from './heavy-work.js';
 
 /** What a list gives the writer: its first read (with the count) and the reads after it. */
 export interface PageSource {
@@ -76,12 +76,15 @@ async function drained(res: FastifyReply['raw']): Promise<void> {
 /**
  * Answers a page of `source`: the page envelope, whole when it fits one read, otherwise
  * written read by read. A list of large records reserves one read's worst case from the
- * process's heavy-work budget first (503 when it is spent) until its answer is written.
+ * process's heavy-work budget before each read (503 when it is spent before the first),
+ * held until that read has been written out (a page of one read: until its answer is).
  */
 export async function answerPage(request: FastifyRequest, reply: FastifyReply, limits: AnswerLimits, source: PageSource) {
   const { page } = source;
   const perRead = recordsPerRead(source, limits.readBytes);
-  if (source.recordBytes) await limits.budget.takeFor(reply, perRead * source.recordBytes);
+  const readBytes = perRead * (source.recordBytes ?? 0);
+  const hold = readBytes > 0 ? new AnswerHold(limits.budget, reply) : null;
+  await hold?.take(readBytes);
   const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead });
   const envelope = pageEnvelope(request, limits.publicUrl, page, count, results, addPermission);
   const end = Math.min(page.size, records ?? page.size);
@@ -92,18 +95,24 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
   const serialize = serializerOf(source.raw ? undefined : source.item);
   const { results: _first, ...head } = envelope;
   const res = reply.raw;
-  // Records are serialized in turns of the process's heavy work (heavyTurn): after each
-  // CHUNK_BYTES of text other requests run, and the next read waits for the last one to
-  // drain. Small records go out together, one chunk of up to CHUNK_BYTES (a socket write
-  // each chunk: a page of small rows is a write or two, not two a record); a large one as
-  // the string its serializer made, not a copy.
+  // A read's records are serialized in turns of the process's heavy work (heavyTurn: after
+  // each CHUNK_BYTES of text other requests run), then let go: from there the answer holds
+  // the read's text, not its worst case (AnswerHold.keepOnly), and a client that stops
+  // reading keeps only that. The text goes out, small records together in chunks of up to
+  // CHUNK_BYTES (a socket write each chunk: a page of small rows is a write or two, not two a
+  // record), a large one as the string its serializer made, not a copy. Once it has left the
+  // process the read's reservation goes back, and the next read waits its turn for one.
+  let firstRead: unknown[] | null = results;
   async function* body() {
-    let read = results;
+    let read = firstRead!;
+    firstRead = null;
     let position = perRead;
     let sent = 0;
     let pending = `${JSON.stringify(head).slice(0, -1)},"results":[`;
     let sinceTurn = 0;
     for (;;) {
+      const texts: string[] = [];
+      let bytes = Buffer.byteLength(pending);
       for (const record of read) {
         if (sinceTurn >= CHUNK_BYTES) {
           sinceTurn = 0;
@@ -112,6 +121,16 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
         }
         const text = serialize(record);
         sinceTurn += text.length;
+        bytes += Buffer.byteLength(text);
+        texts.push(text);
+      }
+      const last = position >= end || (records === undefined && read.length < perRead);
+      const cursor = (read as { cursor?: number }).cursor;
+      read = [];
+      hold?.keepOnly(Math.min(readBytes, bytes));
+      for (let i = 0; i < texts.length; i += 1) {
+        const text = texts[i]!;
+        texts[i] = '';
         if (sent++) pending += ',';
         if (text.length >= CHUNK_BYTES) {
           if (pending) yield pending;
@@ -125,16 +144,22 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
           }
         }
       }
-      if (position >= end || (records === undefined && read.length < perRead)) break;
-      // What this read gathered goes out while the next one is read.
+      if (last) break;
       if (pending) {
         yield pending;
         pending = '';
       }
       await drained(res);
       if (res.destroyed) return;
+      if (hold) {
+        try {
+          // The answer has begun: the next read waits as long as it takes (no 503 now).
+          await hold.take(readBytes, true);
+        } catch {
+          return; // the client left while waiting
+        }
+      }
       const limit = Math.min(perRead, end - position);
-      const cursor = (read as { cursor?: number }).cursor;
       read = await source.more({ ...page, offset: page.offset + position, limit, ...(cursor === undefined ? {} : { after: cursor }) });
       position += limit;
     }

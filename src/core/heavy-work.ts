@@ -2,10 +2,11 @@
 // written as they are read"): the bytes that list answers of large records and row
 // verifications may hold at once, HEAVY_WORK_BYTES. Each such request reserves the most it
 // can hold (a read's worst case: records per read × the largest a record can be) before
-// it reads anything, and gives it back when its answer is written or abandoned; past the
-// budget it is answered 503 with Retry-After in the API's own body, before any byte of
-// the answer, so a crowd of large answers slows down its own requests instead of taking
-// the process down.
+// it reads anything; a verification gives it back when its answer is written or abandoned,
+// an answer written read by read holds one read's reservation at a time (AnswerHold). Past
+// the budget a request is answered 503 with Retry-After in the API's own body, before any
+// byte of the answer, so a crowd of large answers slows down its own requests instead of
+// taking the process down.
 import type { FastifyReply } from 'fastify';
 import { ApiError } from './errors.js';
 
@@ -14,9 +15,17 @@ export const busy = () => new ApiError(503, {
   detail: 'The server is answering too many large requests at once; try again in 1 second.',
 }, { 'retry-after': '1' });
 
+/** Gives a reservation back (safe to call more than once); `shrink` gives back all but `bytes` of it. */
+export interface Release {
+  (): void;
+  shrink(bytes: number): void;
+}
+
+const nothing: Release = Object.assign(() => {}, { shrink: () => {} });
+
 interface Waiter {
   bytes: number;
-  admit: (release: () => void) => void;
+  admit: (release: Release) => void;
   refuse: () => void;
 }
 
@@ -47,15 +56,22 @@ export class WorkBudget {
     return this.used === 0 || this.used + bytes <= this.limit;
   }
 
-  private grant(bytes: number): () => void {
+  private grant(bytes: number): Release {
     this.used += bytes;
-    let held = true;
-    return () => {
+    let held = bytes;
+    const release = () => {
       if (!held) return;
-      held = false;
-      this.used -= bytes;
+      this.used -= held;
+      held = 0;
       this.admitWaiting();
     };
+    release.shrink = (to: number) => {
+      if (to >= held) return;
+      this.used -= held - Math.max(0, to);
+      held = Math.max(0, to);
+      this.admitWaiting();
+    };
+    return release;
   }
 
   /** Admits the waiting requests that fit now, first come first served. */
@@ -70,20 +86,22 @@ export class WorkBudget {
    * Reserves `bytes` now, or throws the 503 when the budget cannot hold them. Returns the
    * release, which is safe to call more than once.
    */
-  take(bytes: number): () => void {
-    if (bytes <= 0) return () => {};
+  take(bytes: number): Release {
+    if (bytes <= 0) return nothing;
     if (this.queue.length > 0 || !this.fits(bytes)) throw busy();
     return this.grant(bytes);
   }
 
   /**
    * Reserves `bytes`, waiting up to `waitMs` (in arrival order) for room; rejects with the
-   * 503 past that, or at once when `signal` aborts (the client left).
+   * 503 past that, or at once when `signal` aborts (the client left). `patient`: waits as
+   * long as it takes (an answer already begun, which a 503 can no longer replace; it holds
+   * nothing while it waits, so no one waits on it).
    */
-  async reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
-    if (bytes <= 0) return () => {};
+  async reserve(bytes: number, signal?: AbortSignal, patient = false): Promise<Release> {
+    if (bytes <= 0) return nothing;
     if (this.queue.length === 0 && this.fits(bytes)) return this.grant(bytes);
-    if (this.waitMs <= 0) throw busy();
+    if (!patient && this.waitMs <= 0) throw busy();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
@@ -102,7 +120,7 @@ export class WorkBudget {
           reject(busy());
         },
       };
-      const timer = setTimeout(waiter.refuse, this.waitMs);
+      const timer = patient ? undefined : setTimeout(waiter.refuse, this.waitMs);
       signal?.addEventListener('abort', waiter.refuse, { once: true });
       this.queue.push(waiter);
     });
@@ -128,6 +146,60 @@ export class WorkBudget {
     }
     reply.raw.once('close', release);
     reply.raw.once('finish', release);
+  }
+}
+
+/**
+ * What one answer written read by read holds of the budget: one read's reservation at a
+ * time, taken before the read and given back once the read's text has left the process,
+ * so that between two reads of a long answer other requests get their turn (a grid page of
+ * 100 rows is 10 reads; held whole, it kept a second page waiting for all of them). Whatever
+ * it holds is given back when the answer is written or its connection closes.
+ */
+export class AnswerHold {
+  private held: Release = nothing;
+  private readonly left = new AbortController();
+
+  constructor(private readonly budget: WorkBudget, reply: FastifyReply) {
+    const end = () => {
+      this.left.abort();
+      this.giveBack();
+    };
+    if (reply.raw.destroyed || reply.raw.writableFinished) this.left.abort();
+    reply.raw.once('close', end);
+    reply.raw.once('finish', end);
+  }
+
+  /**
+   * Gives back what is held and reserves `bytes` for the next read: the first read waits
+   * as `reserve` does (503 past HEAVY_WORK_WAIT_MS), a later one (`patient`) as long as it takes.
+   * Rejects with the 503 when the client has left.
+   */
+  async take(bytes: number, patient = false): Promise<void> {
+    this.giveBack();
+    if (this.left.signal.aborted) throw busy();
+    const release = await this.budget.reserve(bytes, this.left.signal, patient);
+    // The connection may have closed as the reservation was granted.
+    if (this.left.signal.aborted) {
+      release();
+      throw busy();
+    }
+    this.held = release;
+  }
+
+  /**
+   * Keeps only `bytes` of what is held: a read's records written into text, what the answer
+   * still holds while its client takes it is that text, not the read's worst case.
+   */
+  keepOnly(bytes: number): void {
+    this.held.shrink(bytes);
+  }
+
+  /** Gives back what is held (safe to call more than once). */
+  giveBack(): void {
+    const release = this.held;
+    this.held = nothing;
+    release();
   }
 }
 

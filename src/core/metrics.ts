@@ -17,6 +17,7 @@ import type { Database } from '../db/client.js';
 import { query } from '../db/client.js';
 import { errors } from './errors.js';
 import type { JobMetrics } from '../jobs/registry.js';
+import type { WorkBudget } from './heavy-work.js';
 
 const ASK = 'records:metrics:ask';
 const ANSWER = 'records:metrics:answer';
@@ -42,7 +43,7 @@ function workerSlot(): string | null {
 }
 
 /** The metrics of this process: one registry, made once (a process runs one app). */
-function createInstruments(database: Database) {
+function createInstruments(database: Database, heavy: WorkBudget) {
   const registry = new client.Registry();
   const worker = workerSlot();
   client.collectDefaultMetrics({ register: registry, prefix: 'records_', eventLoopMonitoringPrecision: 20, labels: worker ? { worker } : {} });
@@ -128,6 +129,24 @@ function createInstruments(database: Database) {
       this.set({ state: 'total' }, sum((p) => p.totalCount));
       this.set({ state: 'idle' }, sum((p) => p.idleCount));
       this.set({ state: 'waiting' }, sum((p) => p.waitingCount));
+    },
+  });
+  // The heavy-work budget (core/heavy-work.ts): what large answers and verifications hold
+  // now, and how many wait for room (past HEAVY_WORK_WAIT_MS they are answered 503).
+  new client.Gauge({
+    name: 'records_heavy_work_reserved_bytes',
+    help: 'Bytes of the heavy-work budget (HEAVY_WORK_BYTES) reserved now by large answers and verifications.',
+    registers: [registry],
+    collect() {
+      this.set(heavy.inFlight);
+    },
+  });
+  new client.Gauge({
+    name: 'records_heavy_work_waiting',
+    help: 'Requests waiting for room in the heavy-work budget.',
+    registers: [registry],
+    collect() {
+      this.set(heavy.waiting);
     },
   });
   // Read from the database at scrape time: every process sees the same outbox, so a
@@ -264,8 +283,8 @@ export function serveClusterMetrics(): ClusterMetrics {
  * Records every request's count and latency and serves GET /metrics when a token is
  * configured. Returns the counters the modules feed.
  */
-export function installMetrics(app: FastifyInstance, database: Database, token: string | null): ServiceMetrics {
-  const m = createInstruments(database);
+export function installMetrics(app: FastifyInstance, database: Database, heavy: WorkBudget, token: string | null): ServiceMetrics {
+  const m = createInstruments(database, heavy);
   // In a cluster the primary collects this registry when a scrape asks (serveClusterMetrics).
   if (cluster.isWorker) {
     process.on('message', (message: { type?: string; id?: string }) => {

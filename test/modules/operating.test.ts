@@ -133,6 +133,8 @@ describe('GET /metrics', () => {
       'records_cell_writes_total',
       'records_credits_debited_total',
       'records_db_pool_wait_seconds_count',
+      'records_heavy_work_reserved_bytes',
+      'records_heavy_work_waiting',
       'records_process_resident_memory_bytes',
     ]) {
       // In a cluster (PostgreSQL: two workers) a process's own metrics are per worker (cluster.test.ts).

@@ -11,6 +11,7 @@
 // written as 6 bytes of JSON), read and verified by 32 requests at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { Api, describeAnswer, type Answer } from '../helpers/http.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
@@ -193,5 +194,77 @@ describe('a burst of ordinary pages waits for the heavy-work budget instead of f
     const statuses = answers.map((res) => res.status);
     assert.deepEqual(statuses, statuses.map(() => 200), `statuses: ${statuses.join(' ')}`);
     for (const res of answers) assert.deepEqual(res.json.results.map((r: any) => r.name).sort(), ['Row 0', 'Row 1', 'Row 2', 'Row 3', 'Row 4']);
+  });
+});
+
+describe('a long answer holds one read of the budget at a time, and a slow client only what it was sent', () => {
+  let server: RunningServer;
+  let ws: SmallWorkspace;
+  const ROWS = 60;
+  const METRICS = 'metrics-token-streamed-answers-0123';
+  // Reads of 2 rows (2 × (1 MiB + 4 KiB) reserved before each) in a budget of 3 MiB: one
+  // read's worst case fits, two do not. The rows hold 100 kB each, so the page (6 MB) is more
+  // than a loopback socket takes from a client that reads nothing (about 4 MB here).
+  before(async () => {
+    server = await startServer({
+      workers: 1,
+      env: { ANSWER_MAX_BYTES: String(2200 * 1024), HEAVY_WORK_BYTES: String(3 * 1024 * 1024), HEAVY_WORK_WAIT_MS: '5000', METRICS_TOKEN: METRICS },
+    });
+    ws = await newSmallWorkspaceAt(server, 'slow', 1);
+    const rowsPath = recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid });
+    await inParallel(ROWS, 4, async (i) => {
+      const r = expectStatus(await ws.api.post(rowsPath, { name: `Wide ${String(i).padStart(2, '0')}` }), 201).json;
+      expectStatus(await ws.api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: r.sid }), { column: ws.columns[0].sid, data: 'x'.repeat(100_000) }), 201);
+    });
+  });
+
+  after(async () => server?.stop());
+
+  const reserved = async () => {
+    const res = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
+    return Number(/^records_heavy_work_reserved_bytes (\d+)$/m.exec(await res.text())![1]);
+  };
+
+  test('a client that stops reading mid-page keeps another page waiting for nothing; resumed, it gets the whole page', async () => {
+    const path = recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid, page_size: 100 });
+    // The slow client: takes the first bytes, then reads nothing.
+    let text = '';
+    const slow = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get(`${server.baseUrl}${path}`, { agent: false, headers: { authorization: `Token ${ws.user.token}` } }, (res) => {
+        res.setEncoding('utf8');
+        res.once('data', (chunk: string) => {
+          text += chunk;
+          res.pause();
+          resolve(res);
+        });
+      }).on('error', reject);
+    });
+    assert.equal(slow.statusCode, 200);
+    // Another page of the same rows meanwhile: it fits beside what the stalled answer holds
+    // (its last read's text, ~400 kB), not beside that read's worst case (2 MiB): while an
+    // answer held its reservation until it was written, this one waited 5 s and got a 503.
+    const other = await ws.api.get(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid, page_size: 2 }));
+    expectStatus(other, 200);
+    assert.deepEqual([other.json.count, other.json.results.length], [ROWS, 2]);
+    // Once the socket takes no more, the stalled answer holds its last read's text (two rows
+    // of ~200 kB as JSON), down from the read's worst case (2 × (1 MiB + 4 KiB)).
+    let held = await reserved();
+    for (let i = 0; i < 100 && !(held > 0 && held <= 512 * 1024); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      held = await reserved();
+    }
+    assert.ok(held > 0 && held <= 512 * 1024, `the stalled answer holds its last read's text: ${held} bytes`);
+    // Resumed, the slow client gets every row, whole.
+    slow.on('data', (chunk: string) => (text += chunk));
+    const ended = new Promise((resolve) => slow.once('end', resolve));
+    slow.resume();
+    await ended;
+    const page = JSON.parse(text);
+    assert.equal(page.count, ROWS);
+    assert.deepEqual(page.results.map((r: any) => r.name).sort(), Array.from({ length: ROWS }, (_, i) => `Wide ${String(i).padStart(2, '0')}`));
+    for (const row of page.results) {
+      assert.deepEqual([row.cells.length, row.cells[0].data, row.column_set[0].data], [1, 'x'.repeat(100_000), 'x'.repeat(100_000)], `${row.name}: its 100 kB cell, in cells and in column_set`);
+    }
+    assert.equal(await reserved(), 0, 'and gives the budget back');
   });
 });
