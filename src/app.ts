@@ -11,6 +11,7 @@ import { digestJob } from './jobs/digest.js';
 import { JobRegistry } from './jobs/registry.js';
 import { creditsVacuum } from './jobs/vacuum.js';
 import { retentionJob } from './jobs/retention.js';
+import { statisticsJob } from './jobs/statistics.js';
 import { filesGcJob } from './jobs/files-gc.js';
 import { thumbnailsJob } from './jobs/thumbnails.js';
 import { createFileStorage } from './storage/index.js';
@@ -253,6 +254,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   if (options.workers !== false) {
     jobs.register(digestJob({ db: database.db, log: app.log, checkSeconds: config.digestCheckSeconds, onQueued: () => mail.kick() }));
     jobs.register(creditsVacuum(database.db));
+    jobs.register(statisticsJob(database.db, config.statisticsCheckSeconds));
     jobs.register(retentionJob({ db: database.db, log: app.log, everySeconds: config.retentionCheckSeconds, tokenIdleMinutes: config.tokenIdleMinutes, dataDir: config.dataDir }));
     jobs.register(filesGcJob({ db: database.db, files, log: app.log, expireResumable: () => resumable.cleanUpExpired() }));
     jobs.register(thumbnailsJob({ db: database.db, files, log: app.log }));

@@ -63,6 +63,8 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** How often each process runs the retention job (jobs/retention.ts). */
   retentionCheckSeconds: number;
+  /** How often each process looks for tables whose planner statistics are stale (jobs/statistics.ts). */
+  statisticsCheckSeconds: number;
   /** The built web app served at / (WEB_DIR; default dist/web beside the compiled service). */
   webDir: string;
   /** Answers carry Server-Timing with the request's number of SQL statements (SERVER_TIMING). */
@@ -195,6 +197,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     heavyWorkWaitMs: int('HEAVY_WORK_WAIT_MS', 2000, 0, 60_000),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 60, 1, 3600),
     retentionCheckSeconds: int('RETENTION_CHECK_SECONDS', 3600, 1, 7 * 24 * 3600),
+    statisticsCheckSeconds: int('STATISTICS_CHECK_SECONDS', 60, 1, 24 * 3600),
     serverTiming: bool('SERVER_TIMING', false),
     webDir: path.resolve(env.WEB_DIR || path.join(path.dirname(fileURLToPath(import.meta.url)), 'web')),
     mailBaseUrl: '',
