@@ -4,20 +4,22 @@
 // liveness and readiness checks.
 //
 // This file starts a server of its own with METRICS_TOKEN and LOG_LEVEL=info: on
-// PostgreSQL two worker processes on the run's database (so records made through the
-// run's server can be written through it), on PGlite a fresh data folder.
+// PostgreSQL two worker processes on the run's database and DATA_DIR (so records made
+// through the run's server can be written through it, and the mail its workers deliver
+// lands where the run's tests read it), on PGlite a fresh data folder with an SMTP_URL
+// whose password must never be logged.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DATA_DIR, DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { anonymous } from '../helpers/http.ts';
 import { newWorkspace } from '../helpers/records.ts';
-import { behindTheApi } from '../helpers/behind.ts';
+import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../helpers/env.ts';
 import { cleanEnv } from '../helpers/server.ts';
@@ -55,17 +57,20 @@ before(async () => {
   const env = {
     METRICS_TOKEN: TOKEN,
     LOG_LEVEL: 'info',
-    SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:9`,
     DATABSE_URL: 'postgres://typo@127.0.0.1/none',
     Metrics_Tokn: 'x',
   };
   if (DB_KIND === 'pglite') {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-operating-'));
     await createAccount(null, dataDir);
-    server = await startServer({ databaseUrl: null, dataDir, env });
+    server = await startServer({ databaseUrl: null, dataDir, env: { ...env, SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:9` } });
   } else {
     await createAccount(TEST_DATABASE_URL, '');
-    server = await startServer({ databaseUrl: urlWithPassword(), workers: 2, env });
+    // On the run's database its mail workers deliver the run's outbox like the run's server,
+    // so they write .eml files where the run's tests read them: an SMTP server that refuses
+    // (the PGlite pass checks its password is never logged) took other files' mail and put
+    // it off, doubling the wait each time (the CLI's invitation mail missed its 60 s).
+    server = await startServer({ databaseUrl: urlWithPassword(), dataDir: DATA_DIR, workers: 2, env });
   }
 });
 
@@ -241,7 +246,7 @@ describe('start-up', () => {
     const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     assert.equal(line.version, pkg.version);
     assert.equal(line.workers, DB_KIND === 'postgres' ? 2 : 1);
-    assert.equal(line.mail, 'SMTP 127.0.0.1:9');
+    assert.equal(line.mail, DB_KIND === 'postgres' ? `.eml files in ${path.join(DATA_DIR, 'mail')}` : 'SMTP 127.0.0.1:9');
     assert.equal(line.listen, server.baseUrl);
     if (DB_KIND === 'postgres') {
       const url = new URL(TEST_DATABASE_URL!);
@@ -279,24 +284,34 @@ describe('health', () => {
   });
 
   // PostgreSQL only (PGlite cannot be changed while its server runs): not registered in the PGlite pass.
+  // On a database of its own: a server of another file starting while the migration's row is
+  // gone from the run's database would apply that migration again.
   if (DB_KIND === 'postgres') test('readiness is 503 while a migration of this build is not applied; liveness stays 200 (PostgreSQL)', async () => {
     const journal = JSON.parse(fs.readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8'));
     const n = journal.entries.length;
-    let removed: any = null;
-    await behindTheApi(server, async (run) => {
-      removed = (await run('DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations) RETURNING *')).rows[0];
-    });
+    const name = `records_readiness_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const own = await startServer({ databaseUrl: url.toString() });
+    const db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
     try {
-      const ready = await anonymous.at(server.baseUrl).get('/health/ready/');
+      const removed = (await db.query('DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations) RETURNING *')).rows[0];
+      const ready = await anonymous.at(own.baseUrl).get('/health/ready/');
       expectStatus(ready, 503);
       assert.deepEqual(ready.json, { status: 'unavailable', detail: `${n - 1} of ${n} migrations are applied; the service applies them when it starts.` });
-      expectStatus(await anonymous.at(server.baseUrl).get('/health/live/'), 200);
+      expectStatus(await anonymous.at(own.baseUrl).get('/health/live/'), 200);
+      await db.query('INSERT INTO drizzle.__drizzle_migrations (id, hash, created_at) VALUES ($1, $2, $3)', [removed.id, removed.hash, removed.created_at]);
+      expectStatus(await anonymous.at(own.baseUrl).get('/health/ready/'), 200);
     } finally {
-      await behindTheApi(server, async (run) => {
-        await run('INSERT INTO drizzle.__drizzle_migrations (id, hash, created_at) VALUES ($1, $2, $3)', [removed.id, removed.hash, removed.created_at]);
-      });
+      await db.end();
+      await own.stop();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
     }
-    expectStatus(await anonymous.at(server.baseUrl).get('/health/ready/'), 200);
   });
 });
 
