@@ -35,13 +35,21 @@ export function useTagInvitation(tag: string | undefined) {
   });
 }
 
-/** After an answer: what waits and the person's organizations are read again (awaited, so a screen after it never shows the old list). */
+/**
+ * After an answer: what waits and the person's organizations are read again (awaited, so a
+ * screen after it never shows the old list). A read still in flight is dropped first: it may
+ * have been answered before this answer was, and TanStack Query joins a first read in flight
+ * (one with no data yet) instead of reading again (the invitation link's page, opened
+ * straight from the mail, read the invitations as it accepted one; the prompt then stayed
+ * for a minute, its staleTime).
+ */
 function useAfterAnswer() {
   const queryClient = useQueryClient();
-  return () => Promise.all([
-    queryClient.invalidateQueries({ queryKey: pendingInvitationsQuery.queryKey, refetchType: 'all' }),
-    queryClient.invalidateQueries({ queryKey: ['organizations'], refetchType: 'all' }),
-  ]);
+  const readAgain = async (queryKey: readonly unknown[]) => {
+    await queryClient.cancelQueries({ queryKey });
+    await queryClient.invalidateQueries({ queryKey, refetchType: 'all' });
+  };
+  return () => Promise.all([readAgain(pendingInvitationsQuery.queryKey), readAgain(['organizations'])]);
 }
 
 /** Accepts the organization of one's own personnel record `sid`. */
