@@ -33,11 +33,32 @@ export async function newPerson(browser: Browser, baseUrl = BASE_URL): Promise<{
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
   const problems: string[] = [];
+  // A read the server turned away while busy (503 with Retry-After: the heavy-work budget)
+  // is asked again by the app (lib/api/client.ts); the browser still logs the 503. It is a
+  // problem only if that address was not answered after it.
+  let seen = 0;
+  const lastAnswered = new Map<string, number>();
+  const lastBusy = new Map<string, number>();
+  const busyLogged = new Set<string>();
+  page.on('response', (response) => {
+    seen += 1;
+    if (response.ok()) lastAnswered.set(response.url(), seen);
+    else if (response.status() === 503) lastBusy.set(response.url(), seen);
+  });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
+    if (message.type() !== 'error' || /status of 4\d\d/.test(message.text())) return;
+    if (/status of 503/.test(message.text()) && message.location().url) busyLogged.add(message.location().url);
+    else problems.push(`console error: ${message.text()}`);
   });
-  (page as Page & { problems?: string[] }).problems = problems;
+  Object.defineProperty(page, 'problems', {
+    get: () => [
+      ...problems,
+      ...[...new Set([...busyLogged, ...lastBusy.keys()])]
+        .filter((url) => (lastAnswered.get(url) ?? 0) < (lastBusy.get(url) ?? Infinity))
+        .map((url) => `503 for ${url}, not answered after`),
+    ],
+  });
   return { context, page };
 }
 
