@@ -51,13 +51,18 @@ export async function newPerson(browser: Browser, baseUrl = BASE_URL): Promise<{
     if (/status of 503/.test(message.text()) && message.location().url) busyLogged.add(message.location().url);
     else problems.push(`console error: ${message.text()}`);
   });
+  // The page's own array (a test may empty it), with each 503 not answered after added once.
+  const reported = new Set<string>();
   Object.defineProperty(page, 'problems', {
-    get: () => [
-      ...problems,
-      ...[...new Set([...busyLogged, ...lastBusy.keys()])]
-        .filter((url) => (lastAnswered.get(url) ?? 0) < (lastBusy.get(url) ?? Infinity))
-        .map((url) => `503 for ${url}, not answered after`),
-    ],
+    get: () => {
+      for (const url of new Set([...busyLogged, ...lastBusy.keys()])) {
+        const at = lastBusy.get(url) ?? Infinity;
+        if ((lastAnswered.get(url) ?? 0) >= at || reported.has(`${url} ${at}`)) continue;
+        reported.add(`${url} ${at}`);
+        problems.push(`503 for ${url}, not answered after`);
+      }
+      return problems;
+    },
   });
   return { context, page };
 }
