@@ -87,7 +87,12 @@ function check(planned: Planned, answer: RawAnswer): string[] {
   for (const marker of INTERNALS) {
     if (marker.test(answer.text) && !marker.test(sent)) problems.push(`the answer shows internals (${marker})`);
   }
-  if (planned.caller === 'anonymous' && planned.op.secured && answer.status !== 401 && !(planned.oddPath && [400, 404, 414, 431].includes(answer.status))) {
+  // An odd path (a sid or level the route's pattern does not take: "..", "a/b") matches no
+  // route: a JSON 404, or, for a navigation (Accept: text/html), the app's page, whose router
+  // shows the screen (src/modules/web/routes.ts) and which holds no data.
+  const appPage = answer.status === 200 && /^text\/html/.test(String(answer.headers['content-type'] ?? ''))
+    && String(planned.request.headers?.accept ?? '').includes('text/html');
+  if (planned.caller === 'anonymous' && planned.op.secured && answer.status !== 401 && !(planned.oddPath && ([400, 404, 414, 431].includes(answer.status) || appPage))) {
     problems.push(`no credential on a secured route: expected 401, got ${answer.status}`);
   }
   if (planned.caller === 'outsider' && planned.ownRecord && answer.status < 300) {
