@@ -83,16 +83,6 @@ export class WorkBudget {
   }
 
   /**
-   * Reserves `bytes` now, or throws the 503 when the budget cannot hold them. Returns the
-   * release, which is safe to call more than once.
-   */
-  take(bytes: number): Release {
-    if (bytes <= 0) return nothing;
-    if (this.queue.length > 0 || !this.fits(bytes)) throw busy();
-    return this.grant(bytes);
-  }
-
-  /**
    * Reserves `bytes`, waiting up to `waitMs` (in arrival order) for room; rejects with the
    * 503 past that, or at once when `signal` aborts (the client left). `patient`: waits as
    * long as it takes (an answer already begun, which a 503 can no longer replace; it holds

@@ -14,7 +14,8 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Api, Answer } from './http.ts';
-import { DB_KIND, TEST_DATABASE_URL } from './env.ts';
+import { DB_KIND } from './env.ts';
+import { scratchDatabase } from './scratch-db.ts';
 import { killGroup, startServer, type RunningServer } from './server.ts';
 
 export const filePaths = {
@@ -145,21 +146,9 @@ export async function startSuiteServer(env: Record<string, string>): Promise<Sui
   let databaseUrl: string | null = null;
   let drop = async () => {};
   if (DB_KIND === 'postgres') {
-    const name = `records_files_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`); // as test/run.ts's database (docs/testing.md)
-    await admin.end();
-    const url = new URL(TEST_DATABASE_URL!);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    drop = async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    };
+    const scratch = await scratchDatabase('files');
+    databaseUrl = scratch.url;
+    drop = scratch.drop;
   }
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'records-files-')), 'data');
   const start = () => startServer({ databaseUrl, dataDir, env, workers: DB_KIND === 'postgres' ? 2 : 1 });

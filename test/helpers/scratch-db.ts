@@ -40,3 +40,36 @@ export async function withScratchDatabase(steps: (migrate: (folder: string) => P
     await admin.end();
   }
 }
+
+/**
+ * A PostgreSQL database of a test's own on the run's server, set as test/run.ts sets the
+ * run's (synchronous_commit off: docs/testing.md): its URL, and `drop` (WITH FORCE, safe
+ * to call more than once).
+ */
+export async function scratchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  assert.ok(TEST_DATABASE_URL, 'a scratch database is made on the run\'s PostgreSQL server');
+  const admin = TEST_DATABASE_URL;
+  const name = `records_${label}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+    await client.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: admin });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}

@@ -321,24 +321,11 @@ export function spreadOverServers(): ServerSpread {
  */
 export async function startFreshServer(env: Record<string, string> = {}): Promise<RunningServer> {
   if (DB_KIND !== 'postgres') return startServer({ databaseUrl: null, env });
-  const { default: pg } = await import('pg');
-  const name = `records_fresh_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`); // as test/run.ts's database (docs/testing.md)
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  };
+  const { scratchDatabase } = await import('./scratch-db.ts');
+  const { url, drop } = await scratchDatabase('fresh');
   let server: RunningServer;
   try {
-    server = await startServer({ databaseUrl: url.toString(), env });
+    server = await startServer({ databaseUrl: url, env });
   } catch (err) {
     await drop();
     throw err;

@@ -7,9 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { anonymous } from '../helpers/http.ts';
+import pg from 'pg';
 import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { expectDetail, expectFieldErrors, expectPlainText, expectStatus } from '../helpers/assertions.ts';
 import { PATHS, newUser, paths, strongPassword, uniqueEmail, type TestUser } from '../helpers/factories.ts';
 import { mailTo, readMail } from '../helpers/mail.ts';
@@ -19,30 +20,20 @@ import { newPeerAddress, peerRequest } from '../helpers/peer.ts';
 const notificationList = (orgSid: string) => `/notifications/notification/list/organization/${orgSid}/detail/`;
 
 let server: RunningServer;
-let ownDatabase: string | null = null;
+let dropDatabase = async () => {};
 before(async () => {
   // A database of its own on PostgreSQL too: the harness's counts every signup of the run from 127.0.0.1.
   let databaseUrl: string | null = null;
   if (DB_KIND === 'postgres') {
-    ownDatabase = `records_abuse_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${ownDatabase}"`);
-    await admin.end();
-    const url = new URL(TEST_DATABASE_URL!);
-    url.pathname = `/${ownDatabase}`;
-    databaseUrl = url.toString();
+    const scratch = await scratchDatabase('abuse');
+    databaseUrl = scratch.url;
+    dropDatabase = scratch.drop;
   }
   server = await startServer({ databaseUrl, env: { MAIL_PER_USER_PER_HOUR: '5', ACCOUNT_MAIL_PER_CLIENT_PER_HOUR: '20', ORGANIZATIONS_PER_USER: '3' } });
 });
 after(async () => {
   await server?.stop();
-  if (ownDatabase) {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${ownDatabase}" WITH (FORCE)`);
-    await admin.end();
-  }
+  await dropDatabase();
 });
 
 /** A fresh organization on this file's server, its Admin and a proven member. */

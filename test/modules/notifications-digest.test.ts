@@ -14,7 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DB_KIND } from '../helpers/env.ts';
+import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { unique } from '../helpers/factories.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
@@ -50,20 +51,9 @@ async function freshTarget(): Promise<{ databaseUrl: string | null; dataDir: str
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-digest-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   if (DB_KIND !== 'postgres') return { databaseUrl: null, dataDir };
-  const name = `records_digest_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return { databaseUrl: url.toString(), dataDir };
+  const { url, drop } = await scratchDatabase('digest');
+  cleanups.push(drop);
+  return { databaseUrl: url, dataDir };
 }
 
 test('one digest per member who wants it, listing last week\'s unread notifications, from one process only', async () => {

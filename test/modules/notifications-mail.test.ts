@@ -9,8 +9,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DB_KIND } from '../helpers/env.ts';
+import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { unique } from '../helpers/factories.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
@@ -24,20 +24,9 @@ after(async () => {
 
 /** A fresh PostgreSQL database on the test run's server, dropped at the end. */
 async function freshDatabase(): Promise<string> {
-  const name = `records_mail_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const { url, drop } = await scratchDatabase('mail');
+  cleanups.push(drop);
+  return url;
 }
 
 /** `count` server processes on one database of their own, sending mail to `smtpUrl`. */

@@ -20,6 +20,7 @@ import { startServer, type RunningServer } from '../helpers/server.ts';
 import { anonymous } from '../helpers/http.ts';
 import { newWorkspace } from '../helpers/records.ts';
 import pg from 'pg';
+import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../helpers/env.ts';
 import { cleanEnv } from '../helpers/server.ts';
@@ -289,14 +290,9 @@ describe('health', () => {
   if (DB_KIND === 'postgres') test('readiness is 503 while a migration of this build is not applied; liveness stays 200 (PostgreSQL)', async () => {
     const journal = JSON.parse(fs.readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8'));
     const n = journal.entries.length;
-    const name = `records_readiness_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = new URL(TEST_DATABASE_URL!);
-    url.pathname = `/${name}`;
-    const own = await startServer({ databaseUrl: url.toString() });
-    const db = new pg.Client({ connectionString: url.toString() });
+    const scratch = await scratchDatabase('readiness');
+    const own = await startServer({ databaseUrl: scratch.url });
+    const db = new pg.Client({ connectionString: scratch.url });
     await db.connect();
     try {
       const removed = (await db.query('DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations) RETURNING *')).rows[0];
@@ -309,8 +305,7 @@ describe('health', () => {
     } finally {
       await db.end();
       await own.stop();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
     }
   });
 });

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DB_KIND } from '../helpers/env.ts';
+import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { startServer } from '../helpers/server.ts';
 import { anonymous } from '../helpers/http.ts';
@@ -70,20 +70,9 @@ async function waitFor<T>(what: string, find: () => T | undefined): Promise<T> {
 
 /** A fresh PostgreSQL database on the run's server, dropped at the end. */
 async function freshDatabase(): Promise<string> {
-  const name = `records_tracing_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const { url, drop } = await scratchDatabase('tracing');
+  cleanups.push(drop);
+  return url;
 }
 
 test('a request\'s trace holds its statements, a transaction\'s too, and ends with it; the mail it queued is sent in a trace of its own', async () => {

@@ -216,6 +216,21 @@ export function gridWhere(orgSid: string, tableSid: string, membership: Membersh
 }
 
 /**
+ * What a grid page is read by: its condition, its order (`ordering`, default oldest first;
+ * ties by sid) and the count of the whole filtered list. The counters count every filter
+ * but `search` exactly; a search is counted row by row.
+ */
+function gridPage(db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter) {
+  const condition = gridWhere(orgSid, tableSid, membership, filter);
+  const ordering = filter.ordering ?? 'date_created';
+  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
+  const direction = ordering.startsWith('-') ? desc : asc;
+  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
+    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
+  return { condition, order: [direction(column), direction(rows.sid)] as const, total };
+}
+
+/**
  * The sids of a page of the grid, in its order, with the count of the whole filtered list
  * (one query of narrow columns): a page of large rows is then read by these sids a few at
  * a time (gridRowsOf), each read an index lookup, and the page is the one this query saw.
@@ -223,15 +238,10 @@ export function gridWhere(orgSid: string, tableSid: string, membership: Membersh
 export async function gridSids(
   db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, limit: number, offset: number,
 ): Promise<Counted<{ sid: string }>> {
-  const condition = gridWhere(orgSid, tableSid, membership, filter);
-  const ordering = filter.ordering ?? 'date_created';
-  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
-  const direction = ordering.startsWith('-') ? desc : asc;
-  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
-    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
+  const { condition, order, total } = gridPage(db, orgSid, tableSid, membership, filter);
   const found = await db.select({ sid: rows.sid, total }).from(rows)
     .where(condition)
-    .orderBy(direction(column), direction(rows.sid))
+    .orderBy(...order)
     .limit(limit).offset(offset);
   return counted(found as { sid: string; total: number }[]);
 }
@@ -254,15 +264,9 @@ export async function gridRowsOf(
 export async function gridRows(
   db: Db, orgSid: string, tableSid: string, membership: Membership, filter: GridFilter, limit: number, offset: number,
 ): Promise<Counted<RowRecord>> {
-  const condition = gridWhere(orgSid, tableSid, membership, filter);
-  const ordering = filter.ordering ?? 'date_created';
-  const column = GRID_ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof GRID_ORDER_COLUMNS];
-  const direction = ordering.startsWith('-') ? desc : asc;
-  // The counters count every filter but `search` exactly; a search is counted row by row.
-  const total = filter.search ? totalOf(db.select({ n: count() }).from(rows).where(condition))
-    : rowCount(orgSid, membership, { table__sid: tableSid, project__sid: filter.project__sid, is_archived: filter.is_archived, is_locked: filter.is_locked });
+  const { condition, order, total } = gridPage(db, orgSid, tableSid, membership, filter);
   const found = await select(db, membership.personnelSid, { total })
-    .where(inArray(rows.sid, pageOf(db, condition, direction(column), direction(rows.sid), limit, offset)))
-    .orderBy(direction(column), direction(rows.sid));
+    .where(inArray(rows.sid, pageOf(db, condition, order[0], order[1], limit, offset)))
+    .orderBy(...order);
   return counted(found as (RowRecord & { total: number })[]);
 }
