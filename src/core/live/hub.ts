@@ -15,6 +15,7 @@ import { Fanout } from './fanout.js';
 import { LiveListener, type ChannelHandlers } from './listener.js';
 import { streamSlots, type StreamSlots } from './slots.js';
 import { standingsOf, validStreamCredentials, type Standing } from './standing.js';
+import { committedBefore, snapshotNow, type Snapshot } from './snapshot.js';
 import { safeMessage } from '../log-redaction.js';
 
 /** The channel of access changes: pg_notify'd by triggers on personnel and project_members (migration 0020). */
@@ -33,6 +34,8 @@ interface AccessNotice {
   user: string;
   organization: string;
   project: string | null;
+  /** The writing transaction's id (pg_current_xact_id()): a stream whose opening snapshot sees it is not told. */
+  xid?: string;
 }
 
 /** What a stream tells its client of a change of the viewer's access: where, and their roles there now. */
@@ -62,6 +65,8 @@ export interface StreamOwner {
   userSid: string;
 }
 
+const NO_SNAPSHOT: Promise<Snapshot | null> = Promise.resolve(null);
+
 /** The stream of an entry tracked a moment before its stream opens. */
 const NOT_YET_OPEN: EventStream = { closed: true, send() {}, end() {}, close() {} };
 
@@ -70,6 +75,8 @@ interface OpenStream extends StreamOwner {
   stream: EventStream;
   /** Removes it from the streams of its user. */
   leave: () => void;
+  /** The database's snapshot as it opened (read once it is tracked): access changes it sees are older than the stream. */
+  opened: Promise<Snapshot | null>;
 }
 
 export interface LiveHubOptions {
@@ -134,9 +141,11 @@ export class LiveHub {
     }
     // Tracked before it opens: a client that left while the route read the database closes
     // the stream at once, and that close must find the entry to give the slot back.
-    const entry: OpenStream = { credentialSid: owner.credentialSid, userSid: owner.userSid, policy, leave: () => {}, stream: NOT_YET_OPEN };
+    const entry: OpenStream = { credentialSid: owner.credentialSid, userSid: owner.userSid, policy, leave: () => {}, stream: NOT_YET_OPEN, opened: NO_SNAPSHOT };
     this.streams.add(entry);
     entry.leave = this.byUser.add(owner.userSid, entry);
+    // Read once the stream hears access changes: every change its snapshot does not see is heard.
+    entry.opened = snapshotNow(this.options.database.db);
     this.options.metrics.streamOpened();
     entry.stream = openEventStream(request, reply, () => {
       this.untrack(entry);
@@ -245,7 +254,9 @@ export class LiveHub {
       const changes = new Map(notices.map((n) => [`${n.organization}:${n.project ?? ''}`, n]));
       for (const entry of this.byUser.of(user)) {
         if (!this.restand(entry, standing) || !entry.policy.access) continue;
+        const opened = await entry.opened;
         for (const n of changes.values()) {
+          if (committedBefore(n.xid, opened)) continue; // older than the stream: its standing at opening counts it
           const there = standing.get(n.organization);
           entry.policy.access({
             organization: n.organization,

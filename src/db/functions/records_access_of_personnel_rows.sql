@@ -2,7 +2,7 @@
 -- (records_access_of_project_members says why these are triggers).
 CREATE OR REPLACE FUNCTION records_access_of_personnel_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('records_access', json_build_object('user', p.user_sid, 'organization', p.organization_sid, 'project', NULL)::text)
+  PERFORM pg_notify('records_access', json_build_object('user', p.user_sid, 'organization', p.organization_sid, 'project', NULL, 'xid', pg_current_xact_id()::text)::text)
      FROM (SELECT DISTINCT user_sid, organization_sid FROM changed_personnel) p;
   RETURN NULL;
 END $$;
