@@ -8,6 +8,7 @@ import { tracePgQuery, tracingOn } from '../core/tracing.js';
 import { queryCounter } from '../core/query-count.js';
 import { planGenerically } from '../core/prepared.js';
 import { MIGRATIONS_DIR, type Database, type Db, type OpenOptions } from './client.js';
+import { COMMIT_WITH, OPENING, PipelinedQuery, noAnswer } from './pipelined.js';
 
 // Any constant shared by every process of the service: serializes concurrent migrations.
 const MIGRATION_LOCK = 72_410_001;
@@ -48,21 +49,99 @@ function statementName(text: string): string | undefined {
  * cost more than running it. Reads outside transactions keep the session's
  * force_custom_plan (docs/decisions.md, "Prepared statements, custom plans").
  */
-const TX_BEGIN = 'begin; set local plan_cache_mode = auto';
+const TX_BEGIN = OPENING.join('; ');
 
+/** The text of a statement sent as a config object, lower-cased, when it is one of `words` without values. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function bare(config: any, values: any, ...words: string[]): string | undefined {
+  if (!config || typeof config !== 'object' || typeof config.text !== 'string') return undefined;
+  if ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length)) return undefined;
+  const text = config.text.trim().toLowerCase();
+  return words.includes(text) ? text : undefined;
+}
+
+/**
+ * The pg client of the service's pools. Besides naming statements (above), it saves a
+ * transaction two round trips (db/pipelined.ts): its BEGIN waits for the first statement
+ * and goes out with it when that one has parameters (alone before it otherwise), and a
+ * statement marked COMMIT_WITH takes the COMMIT with it; the COMMIT the transaction then
+ * sends finds the session idle (its ReadyForQuery said so) and is answered here.
+ */
 class PreparingClient extends pg.Client {
+  /** A BEGIN held back until the transaction's first statement. */
+  private opening = false;
+  /** The session's transaction status from its last ReadyForQuery: 'I' idle, 'T' in a transaction, 'E' failed. */
+  private status = 'I';
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  constructor(config?: any) {
+    super(config);
+    (this as unknown as { connection: { on(event: string, listener: (message: { status?: string }) => void): void } })
+      .connection.on('readyForQuery', (message) => { if (message.status) this.status = message.status; });
+  }
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
-    if (config && typeof config === 'object' && config.text === 'begin' && !(Array.isArray(values) && values.length)) config = { ...config, text: TX_BEGIN };
-    if (config && typeof config === 'object' && typeof config.text === 'string' && !config.name
-      && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length))) {
+    if (bare(config, values, 'begin')) {
+      this.opening = true;
+      return this.answer(noAnswer('BEGIN'), values, callback);
+    }
+    const end = bare(config, values, 'commit', 'rollback');
+    if (end && (this.opening || this.status === 'I')) {
+      // Nothing was sent since BEGIN, or the last statement committed: nothing to end.
+      this.opening = false;
+      return this.answer(noAnswer(end.toUpperCase()), values, callback);
+    }
+    const parameterized = config && typeof config === 'object' && typeof config.text === 'string'
+      && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length));
+    if (parameterized && !config.name) {
       const name = statementName(config.text);
       if (name) config = { ...config, name };
     }
-    if (!tracingOn) return super.query(config, values, callback);
-    const args = [config, values, callback];
+    const before = this.opening ? OPENING : [];
+    if (this.opening && !parameterized) {
+      // A statement on the simple protocol (it may hold several commands): BEGIN goes just before it.
+      void (this.send([{ text: TX_BEGIN }]) as Promise<unknown>).catch(() => {});
+    }
+    this.opening = false;
+    const after = parameterized && config.text.endsWith(COMMIT_WITH) ? ['commit'] : [];
+    if (parameterized && (before.length || after.length)) {
+      const pipelined = new PipelinedQuery(config, values, before, after);
+      return this.send([pipelined], typeof values === 'function' ? values : callback);
+    }
+    return this.send([config, values, callback]);
+  }
+
+  /** super.query, traced when tracing is on; a submittable (PipelinedQuery) is given a promise of its answer. */
+  private send(args: unknown[], callback?: (error: Error | null, result?: unknown) => void): unknown {
     while (args.length && args[args.length - 1] === undefined) args.pop();
-    return tracePgQuery(args, (a) => (super.query as (...x: unknown[]) => unknown)(...a));
+    const submit = (a: unknown[]) => {
+      if (!(a[0] instanceof PipelinedQuery)) return (super.query as (...x: unknown[]) => unknown)(...a);
+      const query = a[0] as PipelinedQuery & { callback?: (error: Error | null, result?: unknown) => void };
+      const answer = new Promise((resolve, reject) => {
+        query.callback = (error, result) => {
+          callback?.(error, result);
+          if (error) reject(error);
+          else resolve(result);
+        };
+      });
+      (super.query as (...x: unknown[]) => unknown)(query);
+      // With a callback, the caller reads the answer there (as pg does); the promise must not go unhandled.
+      if (callback) answer.catch(() => {});
+      return callback ? undefined : answer;
+    };
+    return tracingOn ? tracePgQuery(args, submit) : submit(args);
+  }
+
+  /** Answers a statement that was not sent, as pg would: by the callback, or a promise. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private answer(result: pg.QueryResult, values?: any, callback?: any): any {
+    const done = typeof values === 'function' ? values : callback;
+    if (typeof done === 'function') {
+      process.nextTick(() => done(null, result));
+      return undefined;
+    }
+    return Promise.resolve(result);
   }
 }
 

@@ -21,6 +21,10 @@ import { creatorNotice } from './consequences/creator-notice.js';
 import { mentionNotices } from './consequences/mentions.js';
 import { cellDebit, debit } from './consequences/debit.js';
 import { debitCall } from '../credits/service.js';
+import { currentSalesContact } from '../admin/settings.js';
+import { mentionsIn } from '../notifications/mentions.js';
+import { COMMIT_WITH } from '../../db/pipelined.js';
+import { RowRefusal } from './refusals.js';
 import type { RowRef } from './lock.js';
 
 /** A column as a cell write needs it: its widget, the widget's price and whether it may be added to a locked row. */
@@ -102,22 +106,26 @@ const insertSql = () => sql`
 /**
  * insertLocked's second statement: the row's version, the cell's live event and
  * (`priced`) the debit (the cell's date_updated is the transaction's now(); the debit
- * consequence refuses an unpaid debit).
+ * consequence refuses an unpaid debit, or with `last` the statement raises it, and
+ * `commit` sends the COMMIT with it, as changeSql's).
  */
-function appendedSql(priced: boolean): SQL {
-  return sql`
-    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? sql`${debitSql()} IS NOT NULL` : sql`NULL::boolean`} AS paid, ${cellEvent({
+function appendedSql(priced: boolean, last: boolean, commit: boolean): SQL {
+  const debit = last ? sql`records_refuse_unless(${debitSql()} IS NOT NULL, ${RAISED.noCredits}, ${ph('row')})` : sql`${debitSql()} IS NOT NULL`;
+  const statement = sql`
+    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? debit : sql`NULL::boolean`} AS paid, ${cellEvent({
       organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`v.version`,
       userSid: ph('user'), dateUpdated: isoTimestamp(sql`now()`), cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
     })} AS notified
       FROM records_append_version(${ph('version')}, ${ph('row')}, ${ph('user')}, ${ph('activity')}) v`;
+  return commit ? sql`${statement}${sql.raw(COMMIT_WITH)}` : statement;
 }
 
 /**
  * Inserts the cell of a locked row, with the version and the cell's live event, then the
- * consequences. `sized`: the caller has checked the row's size already. What it wrote.
+ * consequences. `sized`: the caller has checked the row's size already; `last`: as
+ * changeLocked's. What it wrote.
  */
-export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { sized?: boolean; createdBy?: string } = {}): Promise<CellWritten> {
+export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { sized?: boolean; createdBy?: string; last?: boolean } = {}): Promise<CellWritten> {
   const sid = newSid();
   const done = await writeRow<CellWritten>({
     checks: [
@@ -127,13 +135,15 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { s
     apply: async () => {
       const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
       const priced = Number(w.column.price) !== 0;
+      const last = options.last === true;
+      const commit = last && quietConsequences(w, options.createdBy);
       const values = {
         cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid, version: newSid(), activity,
         table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
         ...debitValues(w, row, sid, true),
       };
       await runBuilt(tx, 'records/cells:insert', insertSql, values);
-      const [appended] = await runBuilt<{ version: number; date_updated: string; paid: boolean | null }>(tx, `records/cells:appended:${priced}`, () => appendedSql(priced), values);
+      const [appended] = await runBuilt<{ version: number; date_updated: string; paid: boolean | null }>(tx, `records/cells:appended:${priced}:${last}:${commit}`, () => appendedSql(priced, last, commit), values);
       return {
         ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated,
         createdBy: options.createdBy, paid: priced ? appended.paid! : true,
@@ -152,16 +162,25 @@ export interface CellChange {
   dateUpdated: string;
 }
 
+/** The SQLSTATEs of the refusals a last write's statement raises (records_refuse_unless). */
+const RAISED = { oversize: 'RS101', noCredits: 'RS102' } as const;
+
 /**
  * changeLocked's one statement (built once a process, core/built-sql.ts): the row's size
  * with the new data; only when it is within ROW_MAX_BYTES, records_set_cell (the cell,
  * then the row's version) and, when it changed, the live event and (`priced`) the debit.
+ * `last`: the write's refusals (past ROW_MAX_BYTES, unpaid) are raised by the statement
+ * (RAISED), and `commit` sends the transaction's COMMIT with it (db/pipelined.ts).
  */
-function changeSql(priced: boolean): SQL {
-  return sql`
+function changeSql(priced: boolean, last: boolean, commit: boolean): SQL {
+  const debit = last
+    ? sql`records_refuse_unless(${debitSql()} IS NOT NULL, ${RAISED.noCredits}, ${ph('row')})`
+    : sql`${debitSql()} IS NOT NULL`;
+  const statement = sql`
     WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })})
     SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
-           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debitSql()} IS NOT NULL END` : sql`NULL::boolean`} AS paid
+           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} END` : sql`NULL::boolean`} AS paid
+           ${last ? sql`, records_refuse_unless(size.bytes <= ${ph('max')}, ${RAISED.oversize}, size.bytes::text) AS sized` : sql``}
       FROM size LEFT JOIN LATERAL (
         SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
           organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
@@ -169,14 +188,40 @@ function changeSql(priced: boolean): SQL {
         })} END AS notified
           FROM records_set_cell(${ph('cell')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
          WHERE size.bytes <= ${ph('max')}) s ON true`;
+  return commit ? sql`${statement}${sql.raw(COMMIT_WITH)}` : statement;
+}
+
+/** The refusal a last write's statement raised (changeSql), in the write's terms; undefined for any other error. Read after the transaction failed. */
+export async function raisedRefusal(db: Db, error: unknown, w: Pick<CellSet, 'salesContact' | 'rowMaxBytes'>): Promise<Error | undefined> {
+  let e = error as { code?: string; detail?: string; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth += 1, e = e.cause as typeof e) {
+    if (e.code === RAISED.oversize) {
+      try {
+        refuseOversize(e.detail, w.rowMaxBytes, 'data');
+      } catch (refusal) {
+        return refusal as Error;
+      }
+    }
+    if (e.code === RAISED.noCredits) return new RowRefusal('no_credits', e.detail ?? '', await currentSalesContact(db, w.salesContact));
+  }
+  return undefined;
+}
+
+/** Whether the consequences of a change of a cell to `data` send no statement (db/pipelined.ts COMMIT_WITH may follow it). */
+function quietConsequences(w: CellSet, rowCreatedBy: string | undefined): boolean {
+  const mentioned = mentionsIn(w.data);
+  return rowCreatedBy === w.userSid && !mentioned.sids.size && !mentioned.emails.size;
 }
 
 /**
  * Changes the cell of a locked row (records_set_cell: the cell, then the row's version,
  * in one round trip), then the consequences. The same data again changes nothing and
  * costs nothing. `rowCreatedBy`, when known, spares the creator's notice its lookup.
+ * `last`: the caller writes nothing more in the transaction; its refusals are then raised
+ * by the statement (read them with raisedRefusal once the transaction failed), and when no
+ * consequence sends a statement the transaction commits with it.
  */
-export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: string, rowCreatedBy?: string): Promise<CellChange> {
+export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: string, rowCreatedBy?: string, last = false): Promise<CellChange> {
   let unchanged: CellChange | undefined;
   const done = await writeRow<CellWritten>({
     checks: [() => checkKind(tx, sent)],
@@ -187,8 +232,9 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       // records_set_cell (the cell, then the row's version) and, when it changed, the live
       // event and the debit (the debit consequence refuses the write when it was not paid).
       const priced = Number(w.column.price) !== 0;
+      const commit = last && quietConsequences(w, rowCreatedBy);
       const [set] = await runBuilt<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(
-        tx, `records/cells:change:${priced}`, () => changeSql(priced), {
+        tx, `records/cells:change:${priced}:${last}:${commit}`, () => changeSql(priced, last, commit), {
           row: row.sid, column: w.column.sid, data: w.data, user: w.userSid, cell: cellSid, max: w.rowMaxBytes, version: newSid(), activity,
           org: row.organization_sid, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...debitValues(w, row, cellSid, false),
@@ -226,12 +272,12 @@ async function existingAndSize(tx: Db, w: CellSet): Promise<{ existing: string |
 /**
  * Creates the row's cell in the column on a row the caller has locked and checked: 400 on
  * `column` when the row already has that cell, 400 on `data` past ROW_MAX_BYTES, then the
- * write (insertLocked). What it wrote.
+ * write (insertLocked; `last` as changeLocked's). What it wrote.
  */
-export async function createLocked(tx: Db, sent: CellSet, row: RowRef, createdBy?: string): Promise<CellWritten> {
+export async function createLocked(tx: Db, sent: CellSet, row: RowRef, createdBy?: string, last = false): Promise<CellWritten> {
   const w = await stored(tx, sent);
   const { existing, bytes } = await existingAndSize(tx, w);
   if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
   refuseOversize(bytes, w.rowMaxBytes, 'data');
-  return insertLocked(tx, w, row, { sized: true, createdBy });
+  return insertLocked(tx, w, row, { sized: true, createdBy, last });
 }

@@ -8,19 +8,29 @@ import type { CellRecord } from '../../cells/repository.js';
 import { lockRow } from '../lock.js';
 import { checkRowState, RowRefusal } from '../refusals.js';
 import { findColumnOfTable } from '../columns.js';
-import { createLocked } from '../cells.js';
+import { createLocked, raisedRefusal } from '../cells.js';
+import { ambientTransaction } from '../../../core/record-lock.js';
 
 /**
  * Creates the cell of a row in a column (Project Admin, Edit) through the row's door: the
  * row locked with the caller's standing, every check made on it, the cell and the version,
  * then the consequences (the debit last), in one transaction whose answer is read in it
  * (it shows this write, not a later one). The row's refusals are RowRefusal codes the route words.
+ * The cell is the transaction's last write (as cellUpdate's).
  */
 export async function cellCreate(
   ctx: AppContext, membership: Membership, actor: Actor, rowSid: string | undefined, body: { column: string; data: string },
 ): Promise<CellRecord> {
-  const orgSid = membership.organizationSid;
   if (!rowSid) throw new RowRefusal('row_missing', '');
+  try {
+    return await createIn(ctx, membership, actor, rowSid, body);
+  } catch (err) {
+    throw (await raisedRefusal(ctx.db, err, ctx.config)) ?? err;
+  }
+}
+
+function createIn(ctx: AppContext, membership: Membership, actor: Actor, rowSid: string, body: { column: string; data: string }): Promise<CellRecord> {
+  const orgSid = membership.organizationSid;
   return ctx.db.transaction(async (tx) => {
     const access = await lockRow(tx, actor, { row: rowSid });
     if (!access || access.row.organization_sid !== orgSid) throw new RowRefusal('row_elsewhere', rowSid, orgSid);
@@ -32,7 +42,7 @@ export async function cellCreate(
     const created = await createLocked(tx, {
       organizationSid: orgSid, rowSid, column, data: body.data, userSid: actor.userSid, salesContact: ctx.config.salesContact,
       rowMaxBytes: ctx.config.rowMaxBytes,
-    }, row, access.createdBy);
+    }, row, access.createdBy, !ambientTransaction());
     return {
       sid: created.cell, data: created.data, organization_sid: orgSid, row: { sid: row.sid, name: row.name },
       column: { sid: column.sid, name: column.name }, widget: { sid: column.widgetSid, name: column.widgetName! },
