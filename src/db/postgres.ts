@@ -65,20 +65,14 @@ function bare(config: any, values: any, ...words: string[]): string | undefined 
  * transaction two round trips (db/pipelined.ts): its BEGIN waits for the first statement
  * and goes out with it when that one has parameters (alone before it otherwise), and a
  * statement marked COMMIT_WITH takes the COMMIT with it; the COMMIT the transaction then
- * sends finds the session idle (its ReadyForQuery said so) and is answered here.
+ * sends is answered here when that statement succeeded. (Not from the session's status: a
+ * failed statement's error is heard before its ReadyForQuery, and its ROLLBACK must go out.)
  */
 class PreparingClient extends pg.Client {
   /** A BEGIN held back until the transaction's first statement. */
   private opening = false;
-  /** The session's transaction status from its last ReadyForQuery: 'I' idle, 'T' in a transaction, 'E' failed. */
-  private status = 'I';
-
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  constructor(config?: any) {
-    super(config);
-    (this as unknown as { connection: { on(event: string, listener: (message: { status?: string }) => void): void } })
-      .connection.on('readyForQuery', (message) => { if (message.status) this.status = message.status; });
-  }
+  /** The last statement sent was a COMMIT_WITH one and it succeeded: its transaction is committed. */
+  private committed = false;
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
@@ -87,11 +81,13 @@ class PreparingClient extends pg.Client {
       return this.answer(noAnswer('BEGIN'), values, callback);
     }
     const end = bare(config, values, 'commit', 'rollback');
-    if (end && (this.opening || this.status === 'I')) {
+    if (end && (this.opening || this.committed)) {
       // Nothing was sent since BEGIN, or the last statement committed: nothing to end.
       this.opening = false;
+      this.committed = false;
       return this.answer(noAnswer(end.toUpperCase()), values, callback);
     }
+    this.committed = false;
     const parameterized = config && typeof config === 'object' && typeof config.text === 'string'
       && ((Array.isArray(values) && values.length) || (Array.isArray(config.values) && config.values.length));
     if (parameterized && !config.name) {
@@ -107,13 +103,17 @@ class PreparingClient extends pg.Client {
     const after = parameterized && config.text.endsWith(COMMIT_WITH) ? ['commit'] : [];
     if (parameterized && (before.length || after.length)) {
       const pipelined = new PipelinedQuery(config, values, before, after);
-      return this.send([pipelined], typeof values === 'function' ? values : callback);
+      const done = typeof values === 'function' ? values : callback;
+      return this.send([pipelined], (error, result) => {
+        if (!error && after.length) this.committed = true;
+        done?.(error, result);
+      }, Boolean(done));
     }
     return this.send([config, values, callback]);
   }
 
   /** super.query, traced when tracing is on; a submittable (PipelinedQuery) is given a promise of its answer. */
-  private send(args: unknown[], callback?: (error: Error | null, result?: unknown) => void): unknown {
+  private send(args: unknown[], callback?: (error: Error | null, result?: unknown) => void, byCallback = false): unknown {
     while (args.length && args[args.length - 1] === undefined) args.pop();
     const submit = (a: unknown[]) => {
       if (!(a[0] instanceof PipelinedQuery)) return (super.query as (...x: unknown[]) => unknown)(...a);
@@ -127,8 +127,8 @@ class PreparingClient extends pg.Client {
       });
       (super.query as (...x: unknown[]) => unknown)(query);
       // With a callback, the caller reads the answer there (as pg does); the promise must not go unhandled.
-      if (callback) answer.catch(() => {});
-      return callback ? undefined : answer;
+      if (byCallback) answer.catch(() => {});
+      return byCallback ? undefined : answer;
     };
     return tracingOn ? tracePgQuery(args, submit) : submit(args);
   }
