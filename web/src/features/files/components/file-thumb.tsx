@@ -4,9 +4,15 @@
 import { useEffect, useState } from 'react';
 import { fileIcon, previewKind, thumbnailUrl, type CellFile } from '../api/files';
 
-/** How often, and how many times, a thumbnail not made yet is asked for again. */
+/**
+ * How often, and how many times, a thumbnail not made yet is asked for again: after 2 s,
+ * then a quarter longer each time up to 10 s, for about four minutes in all (the job makes
+ * thumbnails oldest first, one at a time: a busy server may take a while to reach this one).
+ */
 const RETRY_MS = 2000;
-const RETRIES = 15;
+const RETRY_MAX_MS = 10_000;
+const RETRIES = 30;
+const retryDelay = (attempt: number) => Math.min(RETRY_MAX_MS, RETRY_MS * 1.25 ** attempt);
 
 export function FileThumb({ file }: { file: CellFile }) {
   const [attempt, setAttempt] = useState(0);
@@ -18,7 +24,7 @@ export function FileThumb({ file }: { file: CellFile }) {
     const timer = setTimeout(() => {
       setFailed(false);
       setAttempt((n) => n + 1);
-    }, RETRY_MS);
+    }, retryDelay(attempt));
     return () => clearTimeout(timer);
   }, [failed, attempt]);
   return (
