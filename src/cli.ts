@@ -26,6 +26,7 @@ import { adjustCredits, creditsOf } from './modules/credits/service.js';
 import { enqueueMail } from './mail/outbox.js';
 import { countInstanceAdmins, setInstanceAdmin } from './modules/admin/admins.js';
 import { currentSettings } from './modules/admin/settings.js';
+import { sqlErrorOf } from './core/sql-error.js';
 
 /** The commands, their flags and what they do: the help people read. */
 const COMMAND_HELP: Array<{ name: string; flags: string; does: string }> = [
@@ -250,12 +251,7 @@ const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
 const SIGNED_AMOUNT = /^[+-]?\d{1,12}(\.\d{1,2})?$/;
 
 /** The SQLSTATE of a database error, wherever the driver wrapped it. */
-function sqlState(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  }
-  return undefined;
-}
+const sqlState = (error: unknown): string | undefined => sqlErrorOf(error)?.code;
 
 /**
  * A command: its flags, a check of its input that needs no database (so bad usage fails

@@ -6,6 +6,7 @@
 // name, never by message text. A unique index without an entry here answers 500 (and a
 // test in test/modules/unique-races.test.ts fails), so a new one must be added.
 import { ApiError, errors } from './errors.js';
+import { sqlErrorOf } from './sql-error.js';
 
 export const UNIQUE_RULES: Record<string, () => ApiError> = {
   users_email_key_key: () => errors.field('email', 'A user with this email already exists.'),
@@ -28,11 +29,8 @@ export const UNIQUE_RULES: Record<string, () => ApiError> = {
 
 /** The constraint a unique violation (23505) names, looking through wrapped causes (Drizzle wraps the driver's error). */
 export function violatedUnique(error: unknown): string | undefined {
-  let e = error as { code?: string; constraint?: string; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 5; depth += 1, e = e.cause as typeof e) {
-    if (e.code === '23505') return e.constraint ?? '';
-  }
-  return undefined;
+  const e = sqlErrorOf(error);
+  return e?.code === '23505' ? e.constraint ?? '' : undefined;
 }
 
 /** The API error for a unique violation, when `error` is one of a known rule. */

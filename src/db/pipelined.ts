@@ -32,8 +32,6 @@ interface Connection {
   close(message: { type: 'P' | 'S'; name?: string }): void;
   sync(): void;
   submittedNamedStatements: Record<string, string>;
-  parsedStatements: Record<string, string>;
-  stream: { cork?: () => void; uncork?: () => void };
 }
 
 /** pg's Query, as far as this file reaches into it (pg 8: lib/query.js). */

@@ -24,20 +24,13 @@ export async function withScratchDatabase(steps: (migrate: (folder: string) => P
     }
     return;
   }
-  assert.ok(TEST_DATABASE_URL);
-  const name = `records_mig_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  const { url, drop } = await scratchDatabase('mig');
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
     await steps((folder) => migratePg(drizzlePg(pool), { migrationsFolder: folder }), (text, params) => pool.query(text, params as unknown[]));
   } finally {
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.end();
+    await drop();
   }
 }
 

@@ -6,6 +6,7 @@ import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { newSid } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
+import { sqlErrorOf } from '../../core/sql-error.js';
 
 /** How many rows hold each organization's credits (src/db/functions/records_debit.sql and records_credits_spread.sql say 16 too). */
 export const CREDIT_SHARDS = 16;
@@ -86,9 +87,7 @@ export async function grantCredits(db: Db, organizationSid: string, amount: stri
       return after ? sid : undefined;
     });
   } catch (err) {
-    for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-      if (e.code === '22003') throw errors.field('amount', 'The balance would pass 999999999999.99.');
-    }
+    if (sqlErrorOf(err)?.code === '22003') throw errors.field('amount', 'The balance would pass 999999999999.99.');
     throw err;
   }
 }

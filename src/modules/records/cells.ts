@@ -25,6 +25,7 @@ import { currentSalesContact } from '../admin/settings.js';
 import { mentionsIn } from '../notifications/mentions.js';
 import { COMMIT_WITH } from '../../db/pipelined.js';
 import { RowRefusal } from './refusals.js';
+import { sqlErrorOf } from '../../core/sql-error.js';
 import type { RowRef } from './lock.js';
 
 /** A column as a cell write needs it: its widget, the widget's price and whether it may be added to a locked row. */
@@ -193,17 +194,15 @@ function changeSql(priced: boolean, last: boolean, commit: boolean): SQL {
 
 /** The refusal a last write's statement raised (changeSql), in the write's terms; undefined for any other error. Read after the transaction failed. */
 export async function raisedRefusal(db: Db, error: unknown, w: Pick<CellSet, 'salesContact' | 'rowMaxBytes'>): Promise<Error | undefined> {
-  let e = error as { code?: string; detail?: string; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 5; depth += 1, e = e.cause as typeof e) {
-    if (e.code === RAISED.oversize) {
-      try {
-        refuseOversize(e.detail, w.rowMaxBytes, 'data');
-      } catch (refusal) {
-        return refusal as Error;
-      }
+  const e = sqlErrorOf(error);
+  if (e?.code === RAISED.oversize) {
+    try {
+      refuseOversize(e.detail, w.rowMaxBytes, 'data');
+    } catch (refusal) {
+      return refusal as Error;
     }
-    if (e.code === RAISED.noCredits) return new RowRefusal('no_credits', e.detail ?? '', await currentSalesContact(db, w.salesContact));
   }
+  if (e?.code === RAISED.noCredits) return new RowRefusal('no_credits', e.detail ?? '', await currentSalesContact(db, w.salesContact));
   return undefined;
 }
 
