@@ -21,7 +21,7 @@ import { drive, median, type RequestSpec } from './lib/load.js';
 import { Managed, freePort, killAllStarted, stopAllStarted, waitForHttp } from './lib/processes.js';
 import { WireCounter } from './lib/wire-counter.js';
 import { QUICK_SIZE, seedPostgres, type SeededPostgres } from './seed.js';
-import { cellList, cellPatch, personnelList, rowList, versionList, notificationPost, type Scenario } from './scenarios.js';
+import { cellList, cellPatch, personnelList, rowList, gridList, versionList, notificationPost, type Scenario } from './scenarios.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -216,7 +216,7 @@ async function main() {
       await managed.stop();
     }
   }
-  const all = [personnelList(seed, 'list'), cellPatch(seed), cellList(seed), versionList(seed), rowList(seed, 'small'), notificationPost(seed)];
+  const all = [personnelList(seed, 'list'), cellPatch(seed), cellList(seed), versionList(seed), rowList(seed, 'small'), rowList(seed, 'big'), gridList(seed), notificationPost(seed)];
   const scenarios = WANTED.map((id) => {
     const found = all.find((s) => s.id === id);
     if (!found) throw new Error(`unknown scenario ${id}; known: ${all.map((s) => s.id).join(', ')}`);

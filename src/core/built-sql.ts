@@ -8,6 +8,7 @@
 // the text is kept, never a result.
 import type { SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import { genericTwin } from './prepared.js';
 
 interface Built {
   sql: string;
@@ -25,10 +26,14 @@ const built = new Map<string, Built>();
 /**
  * Runs the statement `build` makes (its values sql.placeholder()s) with `values`, and
  * returns its rows. `key` names the statement: everything that changes its text must be
- * in it (the text is built on the key's first use and kept).
+ * in it (the text is built on the key's first use and kept). `generic`: its best plan does
+ * not depend on its values (lookups by key), it may keep a generic plan (core/prepared.ts's
+ * planGenerically; in a transaction it stays in the transaction).
  */
-export async function runBuilt<T>(db: Db, key: string, build: () => SQL, values: Record<string, unknown>): Promise<T[]> {
-  const handle = db as unknown as Handle;
+export async function runBuilt<T>(
+  db: Db, key: string, build: () => SQL, values: Record<string, unknown>, options: { generic?: boolean } = {},
+): Promise<T[]> {
+  const handle = (options.generic ? genericTwin(db) : db) as unknown as Handle;
   let query = built.get(key);
   if (!query) built.set(key, (query = handle.dialect.sqlToQuery(build())));
   const result = await handle.session.prepareQuery(query, undefined, undefined, false).execute(values);

@@ -3,6 +3,7 @@ import { errors } from './errors.js';
 import { sql } from 'drizzle-orm';
 import { query } from '../db/client.js';
 import { isSid } from './ids.js';
+import { runBuilt } from './built-sql.js';
 import { tables } from '../db/schema.js';
 import {
   findProjectRole, membershipColumns, membershipOf, requireActive, requireOrganizationMember, type Membership, type MembershipRow, type ProjectRole,
@@ -70,14 +71,17 @@ export interface TableScope extends Scope {
   table: { sid: string; name: string; organizationSid: string };
 }
 
+const tableWithStanding = () => sql`
+  SELECT t.sid, t.name, ${membershipColumns()}
+    FROM ${tables} t JOIN organizations o ON o.sid = t.organization_sid
+    LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${sql.placeholder('user')}
+   WHERE t.sid = ${sql.placeholder('table')}`;
+
 export const tableLevel: LevelResolver<TableScope> = async (ctx, actor, sid) => {
   if (!isSid(sid)) throw errors.wrongId();
-  // The table and the caller's standing in its organization, in one query.
-  const [table] = await query<MembershipRow & { sid: string; name: string }>(ctx.db, sql`
-    SELECT t.sid, t.name, ${membershipColumns()}
-      FROM ${tables} t JOIN organizations o ON o.sid = t.organization_sid
-      LEFT JOIN personnel ON personnel.organization_sid = o.sid AND personnel.user_sid = ${actor.userSid}
-     WHERE t.sid = ${sid}`);
+  // The table and the caller's standing in its organization, in one query (by keys: a generic plan).
+  const [table] = await runBuilt<MembershipRow & { sid: string; name: string }>(ctx.db, 'levels.table', tableWithStanding,
+    { user: actor.userSid, table: sid }, { generic: true });
   if (!table) throw errors.wrongId();
   return {
     level: 'table',

@@ -30,6 +30,11 @@ export function planGenerically(db: Db, twin: Db): void {
   genericTwins.set(db, twin);
 }
 
+/** The handle a statement whose best plan does not depend on its values runs on: `db`'s twin (planGenerically), or `db` itself. */
+export function genericTwin(db: Db): Db {
+  return genericTwins.get(db) ?? db;
+}
+
 const prepared = new WeakMap<object, Map<Builder<unknown>, Map<string, PreparedRun<unknown>>>>();
 let named = 0;
 
@@ -43,7 +48,7 @@ let named = 0;
 export function runPrepared<T>(
   db: Db, build: Builder<T>, shape: string, values: Record<string, unknown>, options: { generic?: boolean } = {},
 ): Promise<T> {
-  if (options.generic) db = genericTwins.get(db) ?? db;
+  if (options.generic) db = genericTwin(db);
   let byBuilder = prepared.get(db);
   if (!byBuilder) prepared.set(db, (byBuilder = new Map()));
   let byShape = byBuilder.get(build as Builder<unknown>);

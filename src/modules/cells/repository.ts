@@ -119,8 +119,3 @@ export async function findCell(db: Db, sid: string, personnelSid: string): Promi
   return row as CellRecord | undefined;
 }
 
-/** The cells of the given rows (with the project role of `personnelSid`), in one query. */
-export async function cellsOfRowSids(db: Db, rowSids: string[], personnelSid: string): Promise<CellRecord[]> {
-  if (!rowSids.length) return [];
-  return (await select(db, personnelSid).where(inArray(cells.rowSid, rowSids)).orderBy(columns.order, columns.sid)) as CellRecord[];
-}

@@ -14,8 +14,13 @@ export function serializeCell(cell: CellRecord, serializer: Serializer, viewer: 
   if (serializer === 'name') return { sid: cell.sid, name: cell.column.name };
   const change_permission = cellWritable(cell, viewer);
   if (serializer === 'list') return { sid: cell.sid, row: cell.row, widget: cell.widget, price: formatMoney(cell.price), change_permission };
+  return serializeCellDetail(cell, viewer);
+}
+
+/** A cell in the detail shape, from the fields that shape needs (the grid reads no more). */
+export function serializeCellDetail(cell: Omit<CellRecord, 'organization_sid' | 'price'>, viewer: Membership) {
   return {
     sid: cell.sid, data: cell.data, row: cell.row, column: cell.column, widget: cell.widget,
-    date_updated: cell.date_updated, date_created: cell.date_created, change_permission,
+    date_updated: cell.date_updated, date_created: cell.date_created, change_permission: cellWritable(cell, viewer),
   };
 }

@@ -5,7 +5,7 @@ import { query, type Db } from '../../db/client.js';
 import { columns, projects, rows } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
-import { gridWhere, type GridFilter } from '../rows/repository.js';
+import { gridWhere, type GridFilter } from '../rows/grid.js';
 
 export interface ExportColumn {
   sid: string;

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import { actorOf } from '../../core/auth.js';
 import { ErrorResponses, StringEnum } from '../../core/schemas.js';
 import { GridQuery } from '../rows/schemas.js';
-import type { GridFilter } from '../rows/repository.js';
+import type { GridFilter } from '../rows/grid.js';
 import { elnStream } from './eln.js';
 import { rootFolder } from './eln-format.js';
 import { EXPORT_FORMATS, MEDIA_TYPES, exportStream, type ExportFormat } from './table.js';

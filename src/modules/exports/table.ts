@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import type { Membership } from '../../core/access.js';
-import type { GridFilter } from '../rows/repository.js';
+import type { GridFilter } from '../rows/grid.js';
 import { exportBatch, tableColumns, type Cursor, type ExportColumn, type ExportRow } from './repository.js';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'ndjson'] as const;

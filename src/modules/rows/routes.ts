@@ -16,9 +16,10 @@ import { ErrorResponses, Page, PageQuery, queryBool } from '../../core/schemas.j
 import { errors } from '../../core/errors.js';
 import { pageRequest, withTotal } from '../../core/pagination.js';
 import { ChainReport, GridQuery, GridRow, RowCreate, RowCreateQuery, RowListQuery, RowPatch, RowShapes } from './schemas.js';
-import { cellsOfRows, countRows, findRow, gridRows, gridRowsOf, gridSids, pageRows, type CellSummary, type GridFilter, type RowFilter, type RowRecord } from './repository.js';
-import { cellsOfRowSids } from '../cells/repository.js';
-import { serializeCell } from '../cells/serializers.js';
+import { cellsOfRows, countRows, findRow, pageRows, type CellSummary, type RowFilter, type RowRecord } from './repository.js';
+import { gridRows, gridRowsOf, gridSids, type GridFilter } from './grid.js';
+import type { GridRowRecord } from './fields.js';
+import { serializeCellDetail } from '../cells/serializers.js';
 import { createRow, readableRow } from './service.js';
 import { rowUpdate } from '../records/commands/row-update.js';
 import { withSavedFilter } from '../filters/service.js';
@@ -44,17 +45,23 @@ function common(row: RowRecord, cells: CellSummary[], viewer: Membership) {
   };
 }
 
-/** Rows in the name or list shape; the list shape's cells fetched in one query for all of them. */
+/** The cells of rows by row sid: those their own statement read (pageRows' `withCells`), else one query for all of them. */
+async function cellsOf(ctx: AppContext, found: RowRecord[]): Promise<Map<string, CellSummary[]>> {
+  if (found.every((row) => row.cells)) return new Map(found.map((row) => [row.sid, row.cells!]));
+  return cellsOfRows(ctx.db, found.map((r) => r.sid));
+}
+
+/** Rows in the name or list shape; the list shape's cells read with the rows or in one query for all of them. */
 async function rowSummaries(ctx: AppContext, found: RowRecord[], serializer: Exclude<Serializer, 'detail'>, viewer: Membership) {
   if (serializer === 'name') return found.map((row) => ({ sid: row.sid, name: row.name }));
-  const cells = await cellsOfRows(ctx.db, found.map((r) => r.sid));
+  const cells = await cellsOf(ctx, found);
   return found.map((row) => common(row, cells.get(row.sid)!, viewer));
 }
 
-/** Rows in the detail shape, their cells and sections fetched in one query each for all of them. */
+/** Rows in the detail shape, their cells read with them (or in one query) and their sections in one query for all of them. */
 async function rowDetails(ctx: AppContext, found: RowRecord[], viewer: Membership) {
   const sids = found.map((r) => r.sid);
-  const [cells, sections] = await Promise.all([cellsOfRows(ctx.db, sids), sectionsOfRows(ctx.db, sids, viewer.personnelSid)]);
+  const [cells, sections] = await Promise.all([cellsOf(ctx, found), sectionsOfRows(ctx.db, sids, viewer.personnelSid)]);
   return found.map((row) => {
     const rowCells = cells.get(row.sid) as CellSummary[];
     return {
@@ -72,23 +79,23 @@ async function rowDetail(ctx: AppContext, row: RowRecord, viewer: Membership) {
 /**
  * A page of the grid: a table's rows in the detail shape, each with its cells keyed by
  * column sid (the cell detail shape). Rows can be ROW_MAX_BYTES each, so the page is read
- * and written a few rows at a time (core/answer-stream.ts); a read is two queries whatever
- * its size, the rows with their count and their cells, and the first read asks for the
- * caller's project role (with project__sid) alongside.
+ * and written a few rows at a time (core/answer-stream.ts); a read is one query whatever
+ * its size, the rows with their cells (and the page's count), and the first read asks for
+ * the caller's project role (with project__sid) alongside.
  */
 async function gridPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const { membership, table } = request.scope as TableScope;
   const filter = request.query as GridFilter & { page?: number; page_size?: number };
   const page = pageRequest(filter);
-  const withCells = async (found: RowRecord[]) => {
-    const cells = await cellsOfRowSids(ctx.db, found.map((r) => r.sid), membership.personnelSid);
-    const byRow = new Map(found.map((r) => [r.sid, {} as Record<string, unknown>]));
-    for (const cell of cells) byRow.get(cell.row.sid)![cell.column.sid] = serializeCell(cell, 'detail', membership);
-    return found.map(({ project_sid: _p, permission, ...fields }) => ({
-      ...fields, owner: fields.created_by,
-      cells: byRow.get(fields.sid)!, change_permission: permissions.row.change(membership, permission),
-    }));
-  };
+  // Each row's cells came in its own statement; a cell's row, state and the caller's role are its row's.
+  const withCells = (found: GridRowRecord[]) => found.map(({ project_sid: _p, permission, cells, ...fields }) => {
+    const row = { sid: fields.sid, name: fields.name };
+    const byColumn: Record<string, unknown> = {};
+    for (const cell of cells) {
+      byColumn[cell.column.sid] = serializeCellDetail({ ...cell, row, is_locked: fields.is_locked, is_archived: fields.is_archived, permission }, membership);
+    }
+    return { ...fields, owner: fields.created_by, cells: byColumn, change_permission: permissions.row.change(membership, permission) };
+  });
   const projectRole = () => (filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null);
   const addPermission = (role: Awaited<ReturnType<typeof projectRole>>) => (filter.project__sid ? permissions.row.create(membership, role) : false);
   // Read a few at a time, the page's sids come first (with its count), then the rows by sid.
@@ -103,14 +110,14 @@ async function gridPage(ctx: AppContext, request: FastifyRequest, reply: Fastify
         const [found, role] = await Promise.all([
           gridRows(ctx.db, table.organizationSid, table.sid, membership, filter, part.limit, part.offset), projectRole(),
         ]);
-        return { results: await withCells(found), count: found.total ?? 0, addPermission: addPermission(role) };
+        return { results: withCells(found), count: found.total ?? 0, addPermission: addPermission(role) };
       }
       const [found, role] = await Promise.all([
         gridSids(ctx.db, table.organizationSid, table.sid, membership, filter, page.limit, page.offset), projectRole(),
       ]);
       sids = found.map((r) => r.sid);
       const rowsRead = await gridRowsOf(ctx.db, table.organizationSid, table.sid, membership, filter, sids.slice(0, part.limit));
-      return { results: await withCells(rowsRead), count: found.total ?? 0, addPermission: addPermission(role), records: sids.length };
+      return { results: withCells(rowsRead), count: found.total ?? 0, addPermission: addPermission(role), records: sids.length };
     },
     more: async (part) => {
       const from = part.offset - page.offset;
@@ -149,7 +156,8 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
       count: async (scope, given) => countRows(ctx.db, scope.membership.organizationSid, scope.membership, await applied(scope.membership, given)),
       rows: async (scope, given, serializer, page) => {
         const query = await applied(scope.membership, given);
-        const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset);
+        // The list and detail shapes' cells come in the page's own statement (one round trip fewer).
+        const found = await pageRows(ctx.db, scope.membership.organizationSid, scope.membership, query, page.limit, page.offset, serializer !== 'name');
         if (serializer !== 'detail') return withTotal(await rowSummaries(ctx, found, serializer, scope.membership), found);
         return withTotal(await rowDetails(ctx, found, scope.membership), found);
       },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { JsonValue, QueryBool, Ref, Sid, StringEnum, Text, Timestamp } from '../../core/schemas.js';
 import { CellShapes } from '../cells/schemas.js';
 import { SectionShapes } from '../sections/schemas.js';
-import { GRID_ORDERINGS } from './repository.js';
+import { GRID_ORDERINGS } from './grid.js';
 import { PresignedPostShape } from '../files/schemas.js';
 
 const CellSummary = Type.Object({ sid: Sid, column: Ref, widget: Ref, data: Type.String() });
