@@ -81,7 +81,8 @@ async function main() {
   // The base migrates and seeds: this checkout's migrations then apply on top of its own.
   const base = await startServer('base', path.resolve(BASE_DIR!), BASE_ENV);
   const pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
-  const seed = await seedPostgres(base.base, pool, QUICK_SIZE, log, path.join(tmp, 'data-base', 'mail')).finally(() => pool.end());
+  // Room for every turn's cell POSTs (each fills an empty cell of table 3, never the same twice).
+  const seed = await seedPostgres(base.base, pool, { ...QUICK_SIZE, postRows: 12_000 }, log, path.join(tmp, 'data-base', 'mail')).finally(() => pool.end());
   const change = await startServer('change', ROOT, CHANGE_ENV);
   const all: Scenario[] = [
     personnelList(seed, 'list'), cellPatch(seed), cellPost(seed), cellList(seed), versionList(seed), rowList(seed, 'small'), rowList(seed, 'big'),

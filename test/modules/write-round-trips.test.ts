@@ -11,7 +11,7 @@
 //    (bench/lib/wire-counter.ts) counts a PATCH's round trips and what each carried.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectPlainText, expectStatus } from '../helpers/assertions.ts';
+import { expectFieldErrors, expectPlainText, expectStatus } from '../helpers/assertions.ts';
 import { DB_KIND, SALES_CONTACT } from '../helpers/env.ts';
 import {
   assertRowUnchanged, countVersions, createCell, createRow, listCells, newSmallWorkspaceAt, newWorkspace, patchCell, postCell, readCredits,
@@ -44,6 +44,9 @@ describe('a write committed with its statement', () => {
     expectPlainText(await patchCell(api, dear.sid, 'd3'), 406, NO_CREDITS_PATCH, 'PATCH 0.40 with 0.20 left');
     const other = await createRow(ws, { name: 'Another' });
     expectPlainText(await postCell(api, ws.org.sid, other.sid, ws.columns.dear.sid, 'too dear'), 406, NO_CREDITS_POST, 'POST 0.40 with 0.20 left');
+    // A POST's statement finds the row's cell in the column itself (and then writes nothing): the 400, nothing kept.
+    expectFieldErrors(await postCell(api, ws.org.sid, row.sid, ws.columns.dear.sid, 'again'),
+      { column: [`The row already has a cell in this column (${dear.sid}); PATCH that cell instead.`] });
     await assertRowUnchanged(ws, row.sid, before, 'refused for credits');
     assert.equal(await countVersions(ws.admin.api, ws.org.sid, row.sid), versions, 'no version');
     assert.equal(await readCredits(ws.admin.api, ws.org.sid), '$0.20', 'nothing debited');
@@ -62,7 +65,7 @@ if (DB_KIND === 'postgres') {
     let server: RunningServer;
     let counter: WireCounter;
 
-    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 6', async () => {
+    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 4 (the column between)', async () => {
       const { url, drop } = await scratchDatabase('trips');
       cleanups.push(drop);
       const target = new URL(url);
@@ -92,7 +95,9 @@ if (DB_KIND === 'postgres') {
         counter.reset();
         expectStatus(await ws.api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: row.sid }), { column: column.sid, data: `first ${n}` }), 201);
       });
-      assert.equal(post.trips, 6, 'a cell POST');
+      assert.equal(post.trips, 4, 'a cell POST');
+      const postTrip = (test: (text: string) => boolean) => post.statements.find((s) => test(s.sql.trim()))?.trip;
+      assert.equal(postTrip((s) => s === 'commit'), postTrip((s) => s.includes('records_create_cell(')), 'COMMIT goes out with the POST\'s write');
       const cell = expectStatus(await ws.api.post(recordPaths.cellList(ws.org.sid, 'detail', { row__sid: row.sid }), { column: ws.columns[0].sid, data: 'start' }), 201).json;
       let version = 0;
       const patch = await measure(async () => {

@@ -6,13 +6,12 @@
 // when it was not paid: the shard is then locked from that statement). Refusals are RowRefusal codes
 // (refusals.ts) or field errors; the routes word them.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { query, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { runBuilt } from '../../core/built-sql.js';
 import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
-import { isoTimestamp } from '../../core/sql.js';
 import { cells } from '../../db/schema.js';
-import { checkRowSize, refuseOversize, rowSize } from './size.js';
+import { refuseOversize, rowSize } from './size.js';
 import { cellEvent } from './events.js';
 import { checkCellData, kindOfColumn } from '../widgets/kinds.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
@@ -99,55 +98,57 @@ function debitValues(w: CellSet, row: RowRef, cell: string, created: boolean): R
   return { price: w.column.price, reason: cellDebit({ ...w, row, cell, created }).reason, ledger: newSid() };
 }
 
-/** insertLocked's cell (built once a process, core/built-sql.ts). */
-const insertSql = () => sql`
-  INSERT INTO cells (sid, organization_sid, row_sid, column_sid, widget_sid, data, created_by, updated_by)
-  VALUES (${ph('cell')}, ${ph('org')}, ${ph('row')}, ${ph('column')}, ${ph('widget')}, ${ph('data')}, ${ph('user')}, ${ph('user')})`;
-
 /**
- * insertLocked's second statement: the row's version, the cell's live event and
- * (`priced`) the debit (the cell's date_updated is the transaction's now(); the debit
- * consequence refuses an unpaid debit, or with `last` the statement raises it, and
- * `commit` sends the COMMIT with it, as changeSql's).
+ * insertLocked's one statement (built once a process, core/built-sql.ts): the row's size
+ * with the new cell and the row's cell in the column if it has one; only when it has none
+ * and the size is within ROW_MAX_BYTES, records_create_cell (the cell, then the row's
+ * version), the cell's live event and (`priced`) the debit. `last` and `commit` as
+ * changeSql's.
  */
-function appendedSql(priced: boolean, last: boolean, commit: boolean): SQL {
+function createSql(priced: boolean, last: boolean, commit: boolean): SQL {
   const debit = last ? sql`records_refuse_unless(${debitSql()} IS NOT NULL, ${RAISED.noCredits}, ${ph('row')})` : sql`${debitSql()} IS NOT NULL`;
   const statement = sql`
-    SELECT v.version, ${isoTimestamp(sql`now()`)} AS date_updated, ${priced ? debit : sql`NULL::boolean`} AS paid, ${cellEvent({
-      organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`v.version`,
-      userSid: ph('user'), dateUpdated: isoTimestamp(sql`now()`), cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
-    })} AS notified
-      FROM records_append_version(${ph('version')}, ${ph('row')}, ${ph('user')}, ${ph('activity')}) v`;
+    WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })}),
+         found AS (SELECT (SELECT sid FROM cells WHERE row_sid = ${ph('row')} AND column_sid = ${ph('column')}) AS existing)
+    SELECT size.bytes, found.existing, s.new_version, s.updated_at,
+           ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} END` : sql`NULL::boolean`} AS paid
+           ${last ? sql`, records_refuse_unless(size.bytes <= ${ph('max')} OR found.existing IS NOT NULL, ${RAISED.oversize}, size.bytes::text) AS sized` : sql``}
+      FROM size CROSS JOIN found LEFT JOIN LATERAL (
+        SELECT s.*, ${cellEvent({
+          organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
+          userSid: ph('user'), dateUpdated: sql`s.updated_at`, cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
+        })} AS notified
+          FROM records_create_cell(${ph('cell')}, ${ph('org')}, ${ph('row')}, ${ph('column')}, ${ph('widget')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
+         WHERE size.bytes <= ${ph('max')} AND found.existing IS NULL) s ON true`;
   return commit ? sql`${statement}${sql.raw(COMMIT_WITH)}` : statement;
 }
 
 /**
- * Inserts the cell of a locked row, with the version and the cell's live event, then the
- * consequences. `sized`: the caller has checked the row's size already; `last`: as
- * changeLocked's. What it wrote.
+ * Inserts the cell of a locked row, with the version and the cell's live event, in one
+ * statement (createSql), then the consequences: 400 on `column` when the row has a cell
+ * in the column already, 400 on `data` past ROW_MAX_BYTES. `last`: as changeLocked's.
+ * What it wrote.
  */
-export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { sized?: boolean; createdBy?: string; last?: boolean } = {}): Promise<CellWritten> {
+export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { createdBy?: string; last?: boolean } = {}): Promise<CellWritten> {
   const sid = newSid();
   const done = await writeRow<CellWritten>({
-    checks: [
-      () => checkKind(tx, w),
-      async () => { if (!options.sized) await checkRowSize(tx, w.rowSid, { column: w.column.sid, data: w.data }, w.rowMaxBytes, 'data'); },
-    ],
+    checks: [() => checkKind(tx, w)],
     apply: async () => {
       const activity = `Created the cell of ${w.column.name}${suffix(w)}`;
       const priced = Number(w.column.price) !== 0;
       const last = options.last === true;
       const commit = last && quietConsequences(w, options.createdBy);
-      const values = {
-        cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid, version: newSid(), activity,
-        table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
-        ...debitValues(w, row, sid, true),
-      };
-      await runBuilt(tx, 'records/cells:insert', insertSql, values);
-      const [appended] = await runBuilt<{ version: number; date_updated: string; paid: boolean | null }>(tx, `records/cells:appended:${priced}:${last}:${commit}`, () => appendedSql(priced, last, commit), values);
+      const [made] = await runBuilt<{ bytes: number; existing: string | null; new_version: number | null; updated_at: string | null; paid: boolean | null }>(
+        tx, `records/cells:create:${priced}:${last}:${commit}`, () => createSql(priced, last, commit), {
+          cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid,
+          max: w.rowMaxBytes, version: newSid(), activity, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
+          ...debitValues(w, row, sid, true),
+        });
+      if (made.existing) throw errors.field('column', `The row already has a cell in this column (${made.existing}); PATCH that cell instead.`);
+      refuseOversize(made.bytes, w.rowMaxBytes, 'data');
       return {
-        ...w, tx, row, cell: sid, created: true, before: '', version: appended.version, activity, date_updated: appended.date_updated,
-        createdBy: options.createdBy, paid: priced ? appended.paid! : true,
+        ...w, tx, row, cell: sid, created: true, before: '', version: made.new_version!, activity, date_updated: made.updated_at!,
+        createdBy: options.createdBy, paid: priced ? made.paid! : true,
       };
     },
     consequences: CONSEQUENCES,
@@ -260,23 +261,11 @@ export async function existingCell(tx: Db, w: CellSet): Promise<string | undefin
   return found?.sid;
 }
 
-/** The row's cell in the column, if it has one, and the row's size with `w.data` in that column: one round trip. */
-async function existingAndSize(tx: Db, w: CellSet): Promise<{ existing: string | null; bytes: number }> {
-  const [found] = await query<{ existing: string | null; bytes: number }>(tx, sql`
-    SELECT (SELECT sid FROM cells WHERE row_sid = ${w.rowSid} AND column_sid = ${w.column.sid}) AS existing, size.bytes
-      FROM (${rowSize(w.rowSid, { column: w.column.sid, data: w.data })}) size`);
-  return found;
-}
-
 /**
  * Creates the row's cell in the column on a row the caller has locked and checked: 400 on
  * `column` when the row already has that cell, 400 on `data` past ROW_MAX_BYTES, then the
  * write (insertLocked; `last` as changeLocked's). What it wrote.
  */
 export async function createLocked(tx: Db, sent: CellSet, row: RowRef, createdBy?: string, last = false): Promise<CellWritten> {
-  const w = await stored(tx, sent);
-  const { existing, bytes } = await existingAndSize(tx, w);
-  if (existing) throw errors.field('column', `The row already has a cell in this column (${existing}); PATCH that cell instead.`);
-  refuseOversize(bytes, w.rowMaxBytes, 'data');
-  return insertLocked(tx, w, row, { sized: true, createdBy, last });
+  return insertLocked(tx, await stored(tx, sent), row, { createdBy, last });
 }
