@@ -7,6 +7,7 @@ import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
 import { storedVersionHash } from './chain.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
+import { runPrepared } from '../../core/prepared.js';
 
 const previous = alias(versions, 'previous');
 const author = alias(users, 'author');
@@ -71,22 +72,37 @@ export async function countVersions(db: Db, orgSid: string, membership: Membersh
 export async function pageVersions(
   db: Db, orgSid: string, membership: Membership, rowSid: string | undefined, limit: number, offset: number, after?: number,
 ): Promise<Counted<VersionRow>> {
-  const condition = where(orgSid, membership, rowSid);
   if (rowSid) {
-    // Counted, not taken from the row's head version (a version deleted behind the API
-    // must not be counted), in the (row, version) index alone: the row's organization
-    // and readability are checked once, on the row.
-    const readable = db.select({ one: sql`1` }).from(rows).where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, orgSid), readableRows(membership)));
-    const total = sql<number>`(SELECT count(*) FROM ${versions} WHERE ${versions.rowSid} = ${rowSid} AND EXISTS (${readable}))`;
-    // A row's versions are numbered 1..n without gaps: page p starts after version
-    // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
-    // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
-    return counted(await select(db, membership.personnelSid, total)
-      .where(and(condition, gt(versions.version, sql`${after ?? offset}::bigint`)))
-      .orderBy(asc(versions.version)).limit(limit) as (VersionRow & { total: number })[]);
+    return counted(await runPrepared(db, rowPageQuery, membership.role, {
+      org: orgSid, row: rowSid, me: membership.personnelSid, after: after ?? offset, limit,
+    }) as (VersionRow & { total: number })[]);
   }
+  const condition = where(orgSid, membership, rowSid);
   return counted(await select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition)
     .orderBy(versions.dateCreated, versions.sid).limit(limit).offset(offset) as (VersionRow & { total: number })[]);
+}
+
+/**
+ * The statement of a page of a row's versions with their count, built once a caller's
+ * organization role (core/prepared.ts; the read rule's SQL differs by it), every value a
+ * placeholder: org, row, me, after, limit. Planned for its values each time (a row may
+ * have millions of versions).
+ */
+function rowPageQuery(db: Db, role: string) {
+  const placeholder = (name: string) => sql.placeholder(name) as unknown as string;
+  const membership: Membership = { organizationSid: placeholder('org'), organizationName: '', personnelSid: placeholder('me'), role: role as Membership['role'] };
+  const rowSid = placeholder('row');
+  // Counted, not taken from the row's head version (a version deleted behind the API
+  // must not be counted), in the (row, version) index alone: the row's organization
+  // and readability are checked once, on the row.
+  const readable = db.select({ one: sql`1` }).from(rows).where(and(eq(rows.sid, rowSid), eq(rows.organizationSid, membership.organizationSid), readableRows(membership)));
+  const total = sql<number>`(SELECT count(*) FROM ${versions} WHERE ${versions.rowSid} = ${rowSid} AND EXISTS (${readable}))`;
+  // A row's versions are numbered 1..n without gaps: page p starts after version
+  // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
+  // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
+  return select(db, membership.personnelSid, total)
+    .where(and(where(membership.organizationSid, membership, rowSid), gt(versions.version, sql`${sql.placeholder('after')}::bigint`)))
+    .orderBy(asc(versions.version)).limit(sql.placeholder('limit'));
 }
 
 export async function findVersion(db: Db, sid: string, personnelSid: string): Promise<VersionRow | undefined> {
