@@ -22,7 +22,7 @@ async function main() {
   const only = process.argv.slice(2);
   await withCountedServer('trips', SIZE, async ({ base, seed, counter }) => {
     const scenarios: Scenario[] = [
-      personnelList(seed, 'list'), cellPatch(seed), cellPost(seed), notificationPost(seed), inboxList(seed), cellList(seed),
+      personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellPost(seed), notificationPost(seed), inboxList(seed), cellList(seed),
       rowList(seed, 'small'), rowList(seed, 'big'), gridList(seed), versionList(seed), workflowList(seed), stepList(seed),
     ].filter((s) => !only.length || only.some((prefix) => s.id.startsWith(prefix)));
     for (const scenario of scenarios) {
