@@ -202,10 +202,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.auth === false || request.url.startsWith('/docs')) return;
-    // A list at level organization: read the caller's standing there with the credential.
+    // A list at level organization (or a path naming a table): read the caller's standing there with the credential.
     const params = request.params as { level?: string; sid?: string };
-    const organizationSid = params.level === 'organization' ? params.sid : undefined;
-    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, organizationSid,
+    const standingIn = params.sid === undefined ? undefined
+      : params.level === 'organization' ? { organization: params.sid }
+        : request.routeOptions.config?.standingOf === 'table' ? { table: params.sid } : undefined;
+    request.actor = await authenticate(database.db, requestCredential(request).credential, config.tokenIdleMinutes, standingIn,
       request.routeOptions.config?.unproven === true);
   });
   installIdempotency(app, database.db);

@@ -23,6 +23,11 @@ export interface Actor {
    * query (list paths at level organization): findMembership answers from it.
    */
   standing?: { organizationSid: string; row: MembershipRow | undefined };
+  /**
+   * The table a path at level table names, read with the credential (and the standing in
+   * its organization): null when there is no such table. core/levels.ts tableLevel answers from it.
+   */
+  table?: { sid: string; found: { name: string; organizationSid: string } | null };
 }
 
 declare module 'fastify' {
@@ -39,6 +44,8 @@ declare module 'fastify' {
      * scripts): signed in with the session cookie, it needs the header a write needs.
      */
     changesState?: boolean;
+    /** 'table': the path's :sid is a table; the credential's query reads it and the caller's standing in its organization. */
+    standingOf?: 'table';
   }
 }
 
@@ -73,27 +80,37 @@ interface CredentialRow {
 
 type StandingRow = { [K in keyof MembershipRow]: MembershipRow[K] | null };
 
+/** Where a request's standing is read with its credential: an organization, or a table's organization. */
+export type StandingIn = { organization: string } | { table: string };
+
 /**
  * The actor of a credential, or a 401. Session tokens expire after `idleMinutes`
  * without use; API keys last until their owner deletes them. Use is recorded at most
- * once a minute, so a read does not become a write. With `organizationSid`, the same
- * query reads the caller's standing in that organization (Actor.standing), so a list
- * at level organization costs one round trip for who is asking, not two. An account
- * whose email is not proved yet gets 403 unless `allowUnproven` (design: an address
- * counts only once its owner has proved it; so does the account).
+ * once a minute, so a read does not become a write. With `standingIn`, the same query
+ * reads the caller's standing in that organization (Actor.standing) or in the table's
+ * organization (and the table: Actor.table), so a list at level organization or table
+ * costs one round trip for who is asking, not two. An account whose email is not proved
+ * yet gets 403 unless `allowUnproven` (design: an address counts only once its owner has
+ * proved it; so does the account).
  */
 export async function authenticate(
-  db: Db, credential: string | undefined, idleMinutes: number, organizationSid?: string, allowUnproven = false,
+  db: Db, credential: string | undefined, idleMinutes: number, standingIn?: StandingIn, allowUnproven = false,
 ): Promise<Actor> {
   if (credential === undefined) throw errors.notAuthenticated();
   if (credential.length > 512) throw errors.invalidToken();
   const keyHash = hashSecret(credential);
-  const withStanding = organizationSid !== undefined && isSid(organizationSid);
+  const organizationSid = standingIn && 'organization' in standingIn && isSid(standingIn.organization) ? standingIn.organization : undefined;
+  const tableSid = standingIn && 'table' in standingIn && isSid(standingIn.table) ? standingIn.table : undefined;
   // db/functions/records_credential.sql: one generic plan per connection, not one per request.
-  const [row] = await query<CredentialRow & StandingRow>(db, sql`
+  const [row] = await query<CredentialRow & StandingRow & { table_name?: string | null }>(db, tableSid === undefined ? sql`
     SELECT f.user_sid, f.email, f.first_name, f.last_name, f.sid, f.kind, f.stale, f.email_verified, f.is_instance_admin,
            f.organization_sid, f.organization_name, f.personnel_sid, f.is_administrator, f.is_archived, ${currentPersonnel.sql('f')} AS is_current
-      FROM records_credential(${keyHash}, ${idleMinutes}, ${withStanding ? organizationSid : null}) f`);
+      FROM records_credential(${keyHash}, ${idleMinutes}, ${organizationSid ?? null}) f` : sql`
+    SELECT f.user_sid, f.email, f.first_name, f.last_name, f.sid, f.kind, f.stale, f.email_verified, f.is_instance_admin,
+           f.organization_sid, f.organization_name, f.personnel_sid, f.is_administrator, f.is_archived, ${currentPersonnel.sql('f')} AS is_current,
+           t.name AS table_name
+      FROM records_credential(${keyHash}, ${idleMinutes}, (SELECT organization_sid FROM record_tables WHERE sid = ${tableSid})) f
+      LEFT JOIN record_tables t ON t.sid = ${tableSid}`);
   if (!row) throw errors.invalidToken();
   if (!row.email_verified && !allowUnproven) throw errors.emailNotVerified();
   if (row.stale) await db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE key_hash = ${keyHash}`);
@@ -107,11 +124,16 @@ export async function authenticate(
     emailVerified: row.email_verified,
     instanceAdmin: row.is_instance_admin,
   };
-  if (withStanding) {
+  if (organizationSid !== undefined) {
     actor.standing = {
-      organizationSid: organizationSid!,
+      organizationSid,
       row: row.organization_sid === null ? undefined : (row as MembershipRow),
     };
+  }
+  if (tableSid !== undefined) {
+    // No such table: no organization, no standing. Else the standing in its organization, as above.
+    actor.table = { sid: tableSid, found: row.organization_sid === null ? null : { name: row.table_name!, organizationSid: row.organization_sid } };
+    if (row.organization_sid !== null) actor.standing = { organizationSid: row.organization_sid, row: row as MembershipRow };
   }
   return actor;
 }

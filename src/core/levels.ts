@@ -79,7 +79,16 @@ const tableWithStanding = () => sql`
 
 export const tableLevel: LevelResolver<TableScope> = async (ctx, actor, sid) => {
   if (!isSid(sid)) throw errors.wrongId();
-  // The table and the caller's standing in its organization, in one query (by keys: a generic plan).
+  // Read with the credential (a route with standingOf: 'table', core/auth.ts), else in one query (by keys: a generic plan).
+  if (actor.table?.sid === sid) {
+    const { found } = actor.table;
+    if (!found) throw errors.wrongId();
+    return {
+      level: 'table', sid, actor,
+      membership: requireActive(membershipOf(actor.standing!.row!)),
+      table: { sid, name: found.name, organizationSid: found.organizationSid },
+    };
+  }
   const [table] = await runBuilt<MembershipRow & { sid: string; name: string }>(ctx.db, 'levels.table', tableWithStanding,
     { user: actor.userSid, table: sid }, { generic: true });
   if (!table) throw errors.wrongId();

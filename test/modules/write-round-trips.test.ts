@@ -8,7 +8,8 @@
 //    answer the spec's words and leave the row, its versions and the credits as they were;
 //    the next writes of the same caller go through.
 // 2. PostgreSQL: a server of its own behind a proxy that reads the wire protocol
-//    (bench/lib/wire-counter.ts) counts a PATCH's round trips and what each carried.
+//    (bench/lib/wire-counter.ts) counts a PATCH's round trips and what each carried, and a
+//    list's (at most 2: the credential with the caller's standing, then the page).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectFieldErrors, expectPlainText, expectStatus } from '../helpers/assertions.ts';
@@ -65,7 +66,7 @@ if (DB_KIND === 'postgres') {
     let server: RunningServer;
     let counter: WireCounter;
 
-    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 4 (the column between)', async () => {
+    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 4 (the column between); a row list and a grid page 2', async () => {
       const { url, drop } = await scratchDatabase('trips');
       cleanups.push(drop);
       const target = new URL(url);
@@ -113,6 +114,19 @@ if (DB_KIND === 'postgres') {
       const data = expectStatus(await ws.api.get(recordPaths.cellDetail(cell.sid)), 200).json.data;
       assert.equal(data, `changed ${version}`);
       assert.equal(await countVersions(ws.api, ws.org.sid, row.sid), 1 + n + 1 + version, 'the row\'s creation, each cell created, each change');
+
+      // A list: the credential (with the caller's standing, and the grid's table), then the page with its rows' cells and count.
+      const rowList = await measure(async () => {
+        const page = expectStatus(await ws.api.get(recordPaths.rowList(ws.org.sid, 'list', { table__sid: ws.table.sid })), 200).json;
+        assert.deepEqual(page.results.map((r: any) => r.column_set.map((c: any) => c.data).sort()), [[...Array.from({ length: n }, (_, i) => `first ${i + 1}`), `changed ${version}`].sort()]);
+      });
+      assert.equal(rowList.trips, 2, 'a row list');
+      const grid = await measure(async () => {
+        const page = expectStatus(await ws.api.get(`/tables/row/list/table/${ws.table.sid}/grid/`), 200).json;
+        assert.equal(page.results[0].cells[ws.columns[0].sid].data, `changed ${version}`);
+      });
+      assert.equal(grid.trips, 2, 'a grid page');
+      assert.ok(grid.statements.some((st) => st.sql.includes('records_credential(') && st.sql.includes('record_tables')), 'the grid\'s table is read with the credential');
     });
   });
 }

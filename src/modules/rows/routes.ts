@@ -205,6 +205,8 @@ export function registerRows(app: FastifyInstance, ctx: AppContext): void {
 
   const gridUrl = '/tables/row/list/table/:sid/grid/';
   app.get(gridUrl, {
+    // The table and the caller's standing in its organization are read with the credential (core/auth.ts).
+    config: { standingOf: 'table' },
     // The caller's standing first (an outsider gets 403), then a parameter the grid does not take is a 400 naming it.
     preValidation: async (request) => {
       request.scope = await tableLevel(ctx, actorOf(request), (request.params as { sid: string }).sid);
