@@ -20,7 +20,8 @@ export interface Actor {
   instanceAdmin: boolean;
   /**
    * The caller's standing in an organization read with the credential, in the same
-   * query (list paths at level organization): findMembership answers from it.
+   * query (list paths at level organization, and a table's organization: `table` below):
+   * findMembership answers from it.
    */
   standing?: { organizationSid: string; row: MembershipRow | undefined };
   /**
