@@ -10,6 +10,7 @@ import type { Actor } from '../../core/auth.js';
 import { isSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { currentPersonnel, rowRole } from '../../core/rules.js';
+import type { CellColumn } from './cells.js';
 
 /** A row as its writers need it. */
 export interface RowRef {
@@ -47,6 +48,8 @@ export interface RowStanding {
   projectRole: ProjectRole | null;
   /** With a {cell} target: the cell, its column and widget. */
   cell?: TargetCell;
+  /** With `column`: that column of the row's table and its widget; null when the table has no such column. */
+  column?: CellColumn | null;
 }
 
 interface Found extends RowRef {
@@ -55,6 +58,8 @@ interface Found extends RowRef {
   cell_sid?: string; cell_data?: string; cell_created?: string; cell_updated?: string; column_sid?: string; column_name?: string;
   widget_sid?: string; widget_name?: string; price?: string; addable_at_readonly?: boolean; widget_kind?: string;
   column_settings?: Record<string, unknown>;
+  named_column_sid?: string | null; named_column_name?: string; named_widget_sid?: string; named_widget_name?: string; named_price?: string;
+  named_addable?: boolean; named_kind?: string; named_settings?: Record<string, unknown>;
 }
 
 function sidOf(target: RowTarget): string {
@@ -79,8 +84,11 @@ function where(kind: ReturnType<typeof kindOf>): SQL {
   return sql`r.sid = (SELECT row_sid FROM versions WHERE sid = ${target})`;
 }
 
-/** The statement of `standing`, for a kind of target, with or without the lock (built once a process: core/built-sql.ts). */
-function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean): SQL {
+/**
+ * The statement of `standing`, for a kind of target, with or without the lock, and with or
+ * without the column named by the `column` placeholder (built once a process: core/built-sql.ts).
+ */
+function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean, withColumn: boolean): SQL {
   const byCell = kind === 'cell';
   return sql`
     SELECT r.sid, r.name, r.organization_sid, r.table_sid, r.project_sid, r.is_locked, r.is_archived, r.open_to_organization, r.created_by,
@@ -89,19 +97,26 @@ function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean): SQL {
            ${byCell ? sql`, c.sid AS cell_sid, c.data AS cell_data, ${isoTimestamp(sql`c.date_created`)} AS cell_created,
            ${isoTimestamp(sql`c.date_updated`)} AS cell_updated, col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid,
            w.name AS widget_name, w.price, w.addable_at_readonly, w.kind AS widget_kind, col.settings AS column_settings` : sql``}
+           ${withColumn ? sql`, nc.sid AS named_column_sid, nc.name AS named_column_name, nw.sid AS named_widget_sid, nw.name AS named_widget_name,
+           nw.price AS named_price, nw.addable_at_readonly AS named_addable, nw.kind AS named_kind, nc.settings AS named_settings` : sql``}
       FROM record_rows r
       JOIN organizations o ON o.sid = r.organization_sid
       ${byCell ? sql`JOIN cells c ON c.row_sid = r.sid JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid` : sql``}
       LEFT JOIN personnel p ON p.organization_sid = r.organization_sid AND p.user_sid = ${sql.placeholder('user')}
+      ${withColumn ? sql`LEFT JOIN record_columns nc ON nc.sid = ${sql.placeholder('column')} AND nc.table_sid = r.table_sid
+      LEFT JOIN widgets nw ON nw.sid = nc.widget_sid` : sql``}
      WHERE ${where(kind)}
      ${lock ? sql`FOR UPDATE OF r` : sql``}`;
 }
 
-async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, lock: boolean): Promise<RowStanding | undefined> {
+async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, lock: boolean, column?: string): Promise<RowStanding | undefined> {
   if (!isSid(sidOf(target))) return undefined;
   const kind = kindOf(target);
   const byCell = kind === 'cell';
-  const [r] = await runBuilt<Found>(db, `records/lock:${kind}:${lock}`, () => standingSql(kind, lock), { target: sidOf(target), user: actor.userSid });
+  const withColumn = column !== undefined;
+  const [r] = await runBuilt<Found>(db, `records/lock:${kind}:${lock}:${withColumn}`, () => standingSql(kind, lock, withColumn), {
+    target: sidOf(target), user: actor.userSid, ...(withColumn ? { column } : {}),
+  });
   if (!r) return undefined;
   const role = roleOf({ personnel_sid: r.personnel_sid, is_administrator: r.is_administrator, is_archived: r.personnel_archived, is_current: r.is_current });
   return {
@@ -121,6 +136,12 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
         },
       },
     } : {}),
+    ...(withColumn ? {
+      column: r.named_column_sid ? {
+        sid: r.named_column_sid, name: r.named_column_name!, widgetSid: r.named_widget_sid!, widgetName: r.named_widget_name!, price: r.named_price!,
+        addable: r.named_addable!, kind: r.named_kind!, settings: r.named_settings ?? {},
+      } : null,
+    } : {}),
   };
 }
 
@@ -128,9 +149,10 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
  * Locks the target's row (FOR UPDATE) until the caller's transaction ends and answers it
  * with the caller's standing, in one statement; undefined when there is no such row (or cell).
  * A cell's data read here may be older than the lock: records_set_cell reads it again.
+ * `column`: the column of that sid of the row's table comes with it (RowStanding.column; a cell's POST).
  */
-export function lockRow(tx: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget): Promise<RowStanding | undefined> {
-  return standing(tx, actor, target, true);
+export function lockRow(tx: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget, options: { column?: string } = {}): Promise<RowStanding | undefined> {
+  return standing(tx, actor, target, true, options.column);
 }
 
 /** The target's row and the caller's standing, without a lock (a reader's question). */

@@ -7,7 +7,6 @@ import { errors } from '../../../core/errors.js';
 import type { CellRecord } from '../../cells/repository.js';
 import { lockRow } from '../lock.js';
 import { checkRowState, RowRefusal } from '../refusals.js';
-import { findColumnOfTable } from '../columns.js';
 import { createLocked, raisedRefusal } from '../cells.js';
 import { ambientTransaction } from '../../../core/record-lock.js';
 
@@ -32,11 +31,12 @@ export async function cellCreate(
 function createIn(ctx: AppContext, membership: Membership, actor: Actor, rowSid: string, body: { column: string; data: string }): Promise<CellRecord> {
   const orgSid = membership.organizationSid;
   return ctx.db.transaction(async (tx) => {
-    const access = await lockRow(tx, actor, { row: rowSid });
+    // The row locked with the caller's standing and the column the body names, in one statement.
+    const access = await lockRow(tx, actor, { row: rowSid }, { column: body.column });
     if (!access || access.row.organization_sid !== orgSid) throw new RowRefusal('row_elsewhere', rowSid, orgSid);
     const { row, projectRole } = access;
     if (!permissions.cell.write(membership, projectRole)) throw errors.writeRefused(membership, projectRole, row.project_sid);
-    const column = await findColumnOfTable(tx, row.table_sid, body.column);
+    const { column } = access;
     if (!column) throw errors.field('column', "No column with this sid in the row's table.");
     checkRowState(row, column.addable);
     const created = await createLocked(tx, {
