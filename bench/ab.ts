@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { drive, median } from './lib/load.js';
 import { CpuMonitor, costPerRequest } from './lib/cpu.js';
-import { Managed, freePort, killAllStarted, stopAllStarted, waitForHttp } from './lib/processes.js';
+import { databaseUrlOf, killAllStarted, startBenchServer, stopAllStarted } from './lib/processes.js';
 import { QUICK_SIZE, seedPostgres } from './seed.js';
 import { cellList, cellPatch, cellPost, gridList, personnelList, rowList, versionList, inboxList, notificationPost, type Scenario } from './scenarios.js';
 
@@ -37,11 +37,7 @@ const BASE_ENV = envOf(option('--base-env'));
 const CHANGE_ENV = envOf(option('--change-env'));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `records_ab_${process.pid}`;
-const dbUrl = (() => {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
-})();
+const dbUrl = databaseUrlOf(ADMIN_URL, DB_NAME);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-ab-'));
 const log = (line: string) => console.log(line);
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -51,20 +47,8 @@ if (!BASE_DIR || !fs.existsSync(path.join(BASE_DIR, 'dist', 'server.js'))) {
   process.exit(2);
 }
 
-async function startServer(label: string, root: string, extra: Record<string, string>): Promise<{ managed: Managed; base: string }> {
-  const port = await freePort();
-  const dataDir = path.join(tmp, `data-${label}`);
-  fs.mkdirSync(dataDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: dbUrl,
-    INITIAL_CREDITS: '100000000000.00', SIGNUP_ENABLED: 'true', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000', ...extra,
-  };
-  for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
-  const managed = new Managed(label, process.execPath, [path.join(root, 'dist', 'server.js')], env, path.join(tmp, `${label}.log`), root);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(managed, `${base}/health/`, 120_000);
-  return { managed, base };
-}
+const startServer = (label: string, root: string, env: Record<string, string>) =>
+  startBenchServer({ label, root, env, databaseUrl: dbUrl, dataDir: path.join(tmp, `data-${label}`), logFile: path.join(tmp, `${label}.log`) });
 
 interface Turn {
   rps: number;

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { drive, median, type RequestSpec } from './lib/load.js';
-import { Managed, freePort, killAllStarted, stopAllStarted, waitForHttp } from './lib/processes.js';
+import { Managed, databaseUrlOf, killAllStarted, startBenchServer, stopAllStarted } from './lib/processes.js';
 import { WireCounter } from './lib/wire-counter.js';
 import { QUICK_SIZE, seedPostgres, type SeededPostgres } from './seed.js';
 import { cellList, cellPatch, personnelList, rowList, gridList, versionList, notificationPost, type Scenario } from './scenarios.js';
@@ -32,11 +32,7 @@ const WANTED = (option('--scenarios') ?? '1-personnel-list,7-row-list-small,2-ce
 const TRIP_REQUESTS = 50;
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `records_profile_${process.pid}`;
-const dbUrl = (() => {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
-})();
+const dbUrl = databaseUrlOf(ADMIN_URL, DB_NAME);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'records-profile-'));
 const log = (line: string) => console.log(line);
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -101,19 +97,9 @@ function summarizeProfile(profile: CpuProfile, t0: number, t1: number) {
   return { busy, idle, byCategory, byFunction };
 }
 
-async function startServer(label: string, databaseUrl: string, nodeArgs: string[] = []): Promise<{ managed: Managed; base: string }> {
-  const port = await freePort();
-  const dataDir = path.join(tmp, `data-${label}`);
-  fs.mkdirSync(dataDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
-    INITIAL_CREDITS: '100000000000.00', SIGNUP_ENABLED: 'true', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000',
-  };
-  for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
-  const managed = new Managed(label, process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'server.js')], env, path.join(tmp, `${label}.log`), ROOT);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(managed, `${base}/health/`, 120_000);
-  return { managed, base };
+/** A server process of this checkout (WORKERS=1) on `databaseUrl`, with `nodeArgs`. */
+function startServer(label: string, databaseUrl: string, nodeArgs: string[] = []): Promise<{ managed: Managed; base: string }> {
+  return startBenchServer({ label, databaseUrl, nodeArgs, dataDir: path.join(tmp, `data-${label}`), logFile: path.join(tmp, `${label}.log`) });
 }
 
 async function once(base: string, spec: RequestSpec): Promise<void> {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { Managed, ROOT, freePort, killAllStarted, waitForHttp } from './processes.js';
+import { Managed, ROOT, benchServerEnv, freePort, killAllStarted, waitForHttp } from './processes.js';
 import { WireCounter } from './wire-counter.js';
 import { seedPostgres, type SeedSize, type SeededPostgres } from '../seed.js';
 
@@ -37,11 +37,7 @@ export async function withCountedServer<T>(
   proxied.hostname = '127.0.0.1';
   proxied.port = String(counter.port);
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: tmp,
-    SIGNUP_ENABLED: 'true', INITIAL_CREDITS: '100000000000.00', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000', DATABASE_URL: proxied.toString(),
-  };
-  for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) delete env[name];
+  const env = benchServerEnv(port, tmp, proxied.toString());
   const server = new Managed(label, process.execPath, [path.join(ROOT, 'dist', 'server.js')], env, path.join(tmp, 'server.log'), ROOT);
   const pool = new pg.Pool({ connectionString: target.toString(), max: 3 });
   try {

@@ -194,3 +194,38 @@ export const START_NODE_FLAGS: string[] = (() => {
   const words = start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server.js')).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
 })();
+
+/** The URL of database `name` on the server `adminUrl` names. */
+export function databaseUrlOf(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * The environment of a benchmark's own server process: one worker on `port`, quiet logs,
+ * credits and mail limits no run reaches, and none of the caller's mail, public URL or
+ * node options; `extra` on top.
+ */
+export function benchServerEnv(port: number, dataDir: string, databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
+    INITIAL_CREDITS: '100000000000.00', SIGNUP_ENABLED: 'true', MAIL_PER_USER_PER_HOUR: '1000000', INVITATIONS_PER_USER_PER_DAY: '1000000', ...extra,
+  };
+  for (const name of ['SMTP_URL', 'PUBLIC_URL', 'NODE_OPTIONS']) if (!(name in extra)) delete env[name];
+  return env;
+}
+
+/** Starts `root`'s dist/server.js with benchServerEnv (its data in `dataDir`, its log in `logFile`) and waits until it answers. */
+export async function startBenchServer(options: {
+  label: string; databaseUrl: string; dataDir: string; logFile: string; root?: string; nodeArgs?: string[]; env?: Record<string, string>;
+}): Promise<{ managed: Managed; base: string }> {
+  const root = options.root ?? ROOT;
+  const port = await freePort();
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const env = benchServerEnv(port, options.dataDir, options.databaseUrl, options.env);
+  const managed = new Managed(options.label, process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'dist', 'server.js')], env, options.logFile, root);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(managed, `${base}/health/`, 120_000);
+  return { managed, base };
+}

@@ -102,16 +102,16 @@ export async function authenticate(
   const keyHash = hashSecret(credential);
   const organizationSid = standingIn && 'organization' in standingIn && isSid(standingIn.organization) ? standingIn.organization : undefined;
   const tableSid = standingIn && 'table' in standingIn && isSid(standingIn.table) ? standingIn.table : undefined;
+  // The organization of the standing: the one named, or the table's (and the table's name with it).
+  const byTable = tableSid !== undefined;
+  const org = byTable ? sql`(SELECT organization_sid FROM record_tables WHERE sid = ${tableSid})` : sql`${organizationSid ?? null}`;
   // db/functions/records_credential.sql: one generic plan per connection, not one per request.
-  const [row] = await query<CredentialRow & StandingRow & { table_name?: string | null }>(db, tableSid === undefined ? sql`
+  const [row] = await query<CredentialRow & StandingRow & { table_name?: string | null }>(db, sql`
     SELECT f.user_sid, f.email, f.first_name, f.last_name, f.sid, f.kind, f.stale, f.email_verified, f.is_instance_admin,
            f.organization_sid, f.organization_name, f.personnel_sid, f.is_administrator, f.is_archived, ${currentPersonnel.sql('f')} AS is_current
-      FROM records_credential(${keyHash}, ${idleMinutes}, ${organizationSid ?? null}) f` : sql`
-    SELECT f.user_sid, f.email, f.first_name, f.last_name, f.sid, f.kind, f.stale, f.email_verified, f.is_instance_admin,
-           f.organization_sid, f.organization_name, f.personnel_sid, f.is_administrator, f.is_archived, ${currentPersonnel.sql('f')} AS is_current,
-           t.name AS table_name
-      FROM records_credential(${keyHash}, ${idleMinutes}, (SELECT organization_sid FROM record_tables WHERE sid = ${tableSid})) f
-      LEFT JOIN record_tables t ON t.sid = ${tableSid}`);
+           ${byTable ? sql`, t.name AS table_name` : sql``}
+      FROM records_credential(${keyHash}, ${idleMinutes}, ${org}) f
+      ${byTable ? sql`LEFT JOIN record_tables t ON t.sid = ${tableSid}` : sql``}`);
   if (!row) throw errors.invalidToken();
   if (!row.email_verified && !allowUnproven) throw errors.emailNotVerified();
   if (row.stale) await db.execute(sql`UPDATE credentials SET last_used_at = now() WHERE key_hash = ${keyHash}`);
@@ -131,7 +131,7 @@ export async function authenticate(
       row: row.organization_sid === null ? undefined : (row as MembershipRow),
     };
   }
-  if (tableSid !== undefined) {
+  if (byTable) {
     // No such table: no organization, no standing. Else the standing in its organization, as above.
     actor.table = { sid: tableSid, found: row.organization_sid === null ? null : { name: row.table_name!, organizationSid: row.organization_sid } };
     if (row.organization_sid !== null) actor.standing = { organizationSid: row.organization_sid, row: row as MembershipRow };

@@ -5,7 +5,9 @@
 // each time, which the pg client sends as one named statement per connection
 // (db/client.ts), so PostgreSQL parses it once and may keep a generic plan. Only the SQL
 // text is kept, never a result: nothing here can answer with stale data or permissions.
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import type { Membership } from './roles.js';
 
 /** What Drizzle's `.prepare(name)` gives: a query run with its placeholders' values. */
 export interface PreparedRun<T> {
@@ -60,4 +62,18 @@ export function runPrepared<T>(
     byShape.set(shape, query as PreparedRun<unknown>);
   }
   return query.execute(values);
+}
+
+/** A value of a statement built once where its builder takes a sid: the placeholder `name`, typed as the text it stands for. */
+export function placeholderText(name: string): string {
+  return sql.placeholder(name) as unknown as string;
+}
+
+/**
+ * A member of organization role `role` whose organization and personnel sids are the
+ * placeholders `org` and `me`: the read rules of a statement built once a role (the rules'
+ * SQL differs by role, never by sid).
+ */
+export function placeholderMember(role: string): Membership {
+  return { organizationSid: placeholderText('org'), organizationName: '', personnelSid: placeholderText('me'), role: role as Membership['role'] };
 }

@@ -55,11 +55,26 @@ export interface RowStanding {
 interface Found extends RowRef {
   created_by: string; organization_name: string; personnel_sid: string | null; is_administrator: boolean | null;
   personnel_archived: boolean | null; is_current: boolean | null; permission: ProjectRole | null;
-  cell_sid?: string; cell_data?: string; cell_created?: string; cell_updated?: string; column_sid?: string; column_name?: string;
-  widget_sid?: string; widget_name?: string; price?: string; addable_at_readonly?: boolean; widget_kind?: string;
-  column_settings?: Record<string, unknown>;
-  named_column_sid?: string | null; named_column_name?: string; named_widget_sid?: string; named_widget_name?: string; named_price?: string;
-  named_addable?: boolean; named_kind?: string; named_settings?: Record<string, unknown>;
+  cell_sid?: string; cell_data?: string; cell_created?: string; cell_updated?: string;
+}
+
+/** The fields of a column (joined as `col`) and its widget (`w`), their names prefixed: what columnOf reads. */
+function columnFields(col: string, w: string, prefix: string): SQL {
+  const as = (field: string) => `${prefix}${field}`;
+  return sql.raw(`${col}.sid AS ${as('column_sid')}, ${col}.name AS ${as('column_name')}, ${w}.sid AS ${as('widget_sid')}, `
+    + `${w}.name AS ${as('widget_name')}, ${w}.price AS ${as('price')}, ${w}.addable_at_readonly AS ${as('addable')}, `
+    + `${w}.kind AS ${as('kind')}, ${col}.settings AS ${as('settings')}`);
+}
+
+/** The column (with its widget's name) columnFields read under `prefix`; null when the join found none. */
+function columnOf(found: Found, prefix: string): Required<CellColumn> | null {
+  const f = found as unknown as Record<string, unknown>;
+  const field = <T>(name: string) => f[`${prefix}${name}`] as T;
+  if (!field<string | null>('column_sid')) return null;
+  return {
+    sid: field('column_sid'), name: field('column_name'), widgetSid: field('widget_sid'), widgetName: field('widget_name'),
+    price: field('price'), addable: field('addable'), kind: field('kind'), settings: field<Record<string, unknown> | null>('settings') ?? {},
+  };
 }
 
 function sidOf(target: RowTarget): string {
@@ -95,10 +110,8 @@ function standingSql(kind: ReturnType<typeof kindOf>, lock: boolean, withColumn:
            o.name AS organization_name, p.sid AS personnel_sid, p.is_administrator, p.is_archived AS personnel_archived,
            ${currentPersonnel.sql('p')} AS is_current, ${rowRole.sql(sql`p.sid`, sql`r.sid`, sql`r.project_sid`, sql`r.open_to_organization`)} AS permission
            ${byCell ? sql`, c.sid AS cell_sid, c.data AS cell_data, ${isoTimestamp(sql`c.date_created`)} AS cell_created,
-           ${isoTimestamp(sql`c.date_updated`)} AS cell_updated, col.sid AS column_sid, col.name AS column_name, w.sid AS widget_sid,
-           w.name AS widget_name, w.price, w.addable_at_readonly, w.kind AS widget_kind, col.settings AS column_settings` : sql``}
-           ${withColumn ? sql`, nc.sid AS named_column_sid, nc.name AS named_column_name, nw.sid AS named_widget_sid, nw.name AS named_widget_name,
-           nw.price AS named_price, nw.addable_at_readonly AS named_addable, nw.kind AS named_kind, nc.settings AS named_settings` : sql``}
+           ${isoTimestamp(sql`c.date_updated`)} AS cell_updated, ${columnFields('col', 'w', '')}` : sql``}
+           ${withColumn ? sql`, ${columnFields('nc', 'nw', 'named_')}` : sql``}
       FROM record_rows r
       JOIN organizations o ON o.sid = r.organization_sid
       ${byCell ? sql`JOIN cells c ON c.row_sid = r.sid JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid` : sql``}
@@ -119,6 +132,7 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
   });
   if (!r) return undefined;
   const role = roleOf({ personnel_sid: r.personnel_sid, is_administrator: r.is_administrator, is_archived: r.personnel_archived, is_current: r.is_current });
+  const cellColumn = byCell ? columnOf(r, '') : null;
   return {
     row: {
       sid: r.sid, name: r.name, organization_sid: r.organization_sid, table_sid: r.table_sid,
@@ -127,21 +141,10 @@ async function standing(db: Db, actor: Pick<Actor, 'userSid'>, target: RowTarget
     createdBy: r.created_by,
     membership: role ? { organizationSid: r.organization_sid, organizationName: r.organization_name, personnelSid: r.personnel_sid!, role } : null,
     projectRole: role === 'admin' || role === 'member' ? r.permission : null,
-    ...(byCell ? {
-      cell: {
-        sid: r.cell_sid!, data: r.cell_data!, date_created: r.cell_created!, date_updated: r.cell_updated!, widget_name: r.widget_name!,
-        column: {
-          sid: r.column_sid!, name: r.column_name!, widgetSid: r.widget_sid!, price: r.price!, addable: r.addable_at_readonly!,
-          kind: r.widget_kind!, settings: r.column_settings ?? {},
-        },
-      },
+    ...(cellColumn ? {
+      cell: { sid: r.cell_sid!, data: r.cell_data!, date_created: r.cell_created!, date_updated: r.cell_updated!, widget_name: cellColumn.widgetName, column: cellColumn },
     } : {}),
-    ...(withColumn ? {
-      column: r.named_column_sid ? {
-        sid: r.named_column_sid, name: r.named_column_name!, widgetSid: r.named_widget_sid!, widgetName: r.named_widget_name!, price: r.named_price!,
-        addable: r.named_addable!, kind: r.named_kind!, settings: r.named_settings ?? {},
-      } : null,
-    } : {}),
+    ...(withColumn ? { column: columnOf(r, 'named_') } : {}),
   };
 }
 

@@ -56,29 +56,29 @@ const fields = {
 };
 
 /**
- * A row's cells in column order as the row list gives them (CellSummary), read in the
- * row's own statement: a page and its cells in one round trip.
+ * A row's cells in column order as a JSON array, read in the row's own statement (a page
+ * and its cells in one round trip): each cell's sid, data, column and widget (CellSummary),
+ * and the `more` fields of the cell (`c`) and its widget (`w`) as json_build_object pairs.
  */
-export const cellsOfRow = sql<CellSummary[]>`(
-  SELECT coalesce(json_agg(json_build_object('sid', c.sid, 'column', json_build_object('sid', col.sid, 'name', col.name),
-                  'widget', json_build_object('sid', w.sid, 'name', w.name), 'data', c.data) ORDER BY col."order", col.sid), '[]'::json)
+function cellsOfRowWith(more?: SQL): SQL {
+  return sql`(
+  SELECT coalesce(json_agg(json_build_object('sid', c.sid, 'data', c.data, 'column', json_build_object('sid', col.sid, 'name', col.name),
+                  'widget', json_build_object('sid', w.sid, 'name', w.name)${more ? sql`, ${more}` : sql``}) ORDER BY col."order", col.sid), '[]'::json)
     FROM cells c JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid
    WHERE c.row_sid = ${r(rows.sid)})`;
+}
 
-/** A cell of a grid row as its own statement reads it: the cell detail's fields of the cell, its column and widget. */
-export interface GridCell {
-  sid: string; data: string; column: { sid: string; name: string }; widget: { sid: string; name: string };
+/** A row's cells as the row list gives them (CellSummary). */
+export const cellsOfRow = sql<CellSummary[]>`${cellsOfRowWith()}`;
+
+/** A cell of a grid row: what the cell detail shows of the cell, its column and widget (its row's are the row's). */
+export interface GridCell extends CellSummary {
   addable_at_readonly: boolean; date_created: string; date_updated: string;
 }
 
-/** A grid row's cells in column order (GridCell), read in the row's own statement: a grid page in one round trip. */
-export const gridCellsOfRow = sql<GridCell[]>`(
-  SELECT coalesce(json_agg(json_build_object('sid', c.sid, 'data', c.data, 'column', json_build_object('sid', col.sid, 'name', col.name),
-                  'widget', json_build_object('sid', w.sid, 'name', w.name), 'addable_at_readonly', w.addable_at_readonly,
-                  'date_created', ${isoTimestamp(sql`c.date_created`)}, 'date_updated', ${isoTimestamp(sql`c.date_updated`)})
-                  ORDER BY col."order", col.sid), '[]'::json)
-    FROM cells c JOIN record_columns col ON col.sid = c.column_sid JOIN widgets w ON w.sid = c.widget_sid
-   WHERE c.row_sid = ${r(rows.sid)})`;
+/** A grid row's cells (GridCell). */
+export const gridCellsOfRow = sql<GridCell[]>`${cellsOfRowWith(sql`'addable_at_readonly', w.addable_at_readonly,
+  'date_created', ${isoTimestamp(sql`c.date_created`)}, 'date_updated', ${isoTimestamp(sql`c.date_updated`)}`)}`;
 
 export type RowRecord = {
   sid: string; uid: string; name: string; description: string; table: { sid: string; name: string }; table__name_plural: string;

@@ -9,7 +9,7 @@ import { inProject } from './filters.js';
 import { readableRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { rowCount } from './counts.js';
-import { runPrepared } from '../../core/prepared.js';
+import { placeholderMember, placeholderText, runPrepared } from '../../core/prepared.js';
 import { gridCellsOfRow, pageOf, select, type GridRowRecord } from './fields.js';
 
 /** The grid's filters (GET /tables/row/list/table/{sid}/grid/). */
@@ -120,14 +120,13 @@ function gridShape(membership: Membership, filter: GridFilter): string | null {
 /** The grid page statement of a shape (gridShape), every value a placeholder: org, me, table, project, limit, offset. */
 function gridQuery(db: Db, shape: string) {
   const [role, project, archived, locked, ordering] = shape.split('|');
-  const placeholder = (name: string) => sql.placeholder(name) as unknown as string;
-  const membership: Membership = { organizationSid: placeholder('org'), organizationName: '', personnelSid: placeholder('me'), role: role as Membership['role'] };
+  const membership = placeholderMember(role);
   const flag = (value: string) => (value === '' ? undefined : value === 'true');
   const filter: GridFilter = {
-    project__sid: project ? placeholder('project') : undefined,
+    project__sid: project ? placeholderText('project') : undefined,
     is_archived: flag(archived),
     is_locked: flag(locked),
     ordering: (ordering || undefined) as GridOrdering | undefined,
   };
-  return gridSelect(db, membership.organizationSid, placeholder('table'), membership, filter, sql.placeholder('limit'), sql.placeholder('offset'));
+  return gridSelect(db, membership.organizationSid, placeholderText('table'), membership, filter, sql.placeholder('limit'), sql.placeholder('offset'));
 }

@@ -10,7 +10,7 @@ import type { Membership } from '../../core/access.js';
 import { readableRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { countable, rowCount } from './counts.js';
-import { runPrepared } from '../../core/prepared.js';
+import { placeholderMember, placeholderText, runPrepared } from '../../core/prepared.js';
 import { runBuilt } from '../../core/built-sql.js';
 import { cellsOfRow, pageOf, select, type CellSummary, type RowRecord } from './fields.js';
 
@@ -88,11 +88,10 @@ function pageShape(membership: Membership, filter: RowFilter): string | null {
 /** The page statement of a shape (pageShape, then `|cells` or `|`), every value a placeholder: org, me, table, project, limit, offset. */
 function pageQuery(db: Db, shape: string) {
   const [role, given, archived, cells] = shape.split('|');
-  const placeholder = (name: string) => sql.placeholder(name) as unknown as string;
-  const membership: Membership = { organizationSid: placeholder('org'), organizationName: '', personnelSid: placeholder('me'), role: role as Membership['role'] };
+  const membership = placeholderMember(role);
   const filter: RowFilter = {
-    table__sid: given.includes('t') ? placeholder('table') : undefined,
-    project__sid: given.includes('p') ? placeholder('project') : undefined,
+    table__sid: given.includes('t') ? placeholderText('table') : undefined,
+    project__sid: given.includes('p') ? placeholderText('project') : undefined,
     is_archived: archived || undefined,
   };
   return pageSelect(db, membership.organizationSid, membership, filter, sql.placeholder('limit'), sql.placeholder('offset'), cells === 'cells');

@@ -7,7 +7,7 @@ import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
 import { storedVersionHash } from './chain.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
-import { runPrepared } from '../../core/prepared.js';
+import { placeholderMember, placeholderText, runPrepared } from '../../core/prepared.js';
 
 const previous = alias(versions, 'previous');
 const author = alias(users, 'author');
@@ -89,9 +89,8 @@ export async function pageVersions(
  * have millions of versions).
  */
 function rowPageQuery(db: Db, role: string) {
-  const placeholder = (name: string) => sql.placeholder(name) as unknown as string;
-  const membership: Membership = { organizationSid: placeholder('org'), organizationName: '', personnelSid: placeholder('me'), role: role as Membership['role'] };
-  const rowSid = placeholder('row');
+  const membership = placeholderMember(role);
+  const rowSid = placeholderText('row');
   // Counted, not taken from the row's head version (a version deleted behind the API
   // must not be counted), in the (row, version) index alone: the row's organization
   // and readability are checked once, on the row.
