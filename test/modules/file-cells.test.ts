@@ -4,12 +4,15 @@
 // the widget's price debited; an uploaded file attached by a cell write; 20 parallel uploads
 // to one row each their own version, chained; a one-byte change of a stored object makes
 // verify/ name the file; replacing, removing and archiving keep the old bytes readable from
-// their version; who may read an attached file is who may read its row.
+// their version; who may read an attached file is who may read its row; a client that closes
+// its connection before its upload commits keeps nothing.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { DATA_DIR } from '../helpers/env.ts';
+import pg from 'pg';
+import { DATA_DIR, DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
 import type { Api, Answer } from '../helpers/http.ts';
 import { expectDetail, expectFieldErrors, expectStatus, expectNotFound, expectForbidden, expectPlainText } from '../helpers/assertions.ts';
 import {
@@ -176,6 +179,48 @@ describe('file cells', () => {
     const report = await verifyRow(ws.admin.api, row.sid);
     assert.equal(report.is_valid, true);
     assert.equal(report.versions, 21);
+  });
+
+  test('a client that closes its connection once its body is whole, before the upload is stored, keeps nothing', async () => {
+    const row = await createRow(ws);
+    const content = randomFile(64 * 1024);
+    const { body, contentType } = multipart([{ name: 'file', filename: 'cancelled late.bin', content, contentType: 'application/octet-stream' }]);
+    if (DB_KIND === 'postgres') {
+      // Hold the row: the upload, its body whole, waits for the row's lock; its client goes
+      // away meanwhile (a cancel that came late); then the row is let go.
+      const holder = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM record_rows WHERE sid = $1 FOR UPDATE', [row.sid]);
+        const url = new URL(`${ws.projectEdit.api.baseUrl}${rowFiles(row.sid, { column: files })}`);
+        const request = http.request(url, { method: 'POST', headers: { token: ws.projectEdit.api.token!, 'content-type': contentType, 'content-length': body.length } });
+        const closed = new Promise<void>((resolve) => request.on('close', () => resolve()));
+        request.on('error', () => {});
+        request.end(body);
+        const waiting = async () => (await holder.query(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))',
+        )).rows[0].n;
+        for (let i = 0; i < 200 && (await waiting()) === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+        assert.equal(await waiting(), 1, 'the upload waits for the row\'s lock, its body whole');
+        request.destroy();
+        await closed;
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      // An upload sent after it takes the row's lock after it: once answered, the first has ended.
+      const next = expectStatus(await uploadToRow(ws.projectEdit.api, row.sid, files, 'kept.bin', PNG), 201).json;
+      assert.equal(next.version, 2, 'the cancelled upload wrote no version');
+    } else {
+      // One process and one in-process database: nothing holds the row from outside, and a
+      // client that stays gets its file.
+      expectStatus(await ws.projectEdit.api.request('POST', rowFiles(row.sid, { column: files }), { rawBody: body, contentType }), 201);
+    }
+    const listed = expectStatus(await ws.admin.api.get(rowFiles(row.sid)), 200).json;
+    assert.deepEqual(listed.results.map((f: { name: string }) => f.name), DB_KIND === 'postgres' ? ['kept.bin'] : ['cancelled late.bin']);
+    assert.equal((await listVersions(ws.admin.api, ws.org.sid, row.sid)).length, 2);
+    assert.equal((await verifyRow(ws.admin.api, row.sid)).is_valid, true);
   });
 
   test('one byte changed in a stored object: verify/ fails at the version that added it, naming the file', async () => {

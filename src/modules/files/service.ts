@@ -85,7 +85,9 @@ const rowTurns = new KeyedQueue();
  * The price: an upload to a cell refused by the quota at that point (a race the early
  * check did not see) leaves its object to the GC.
  */
-export async function commitFile(ctx: AppContext, membership: Membership, name: string, received: Received, attach?: Attach): Promise<FileRow & { attached?: Attached }> {
+export async function commitFile(
+  ctx: AppContext, membership: Membership, name: string, received: Received, attach?: Attach, gone?: () => boolean,
+): Promise<FileRow & { attached?: Attached }> {
   const { sha256, size, writer } = received;
   try {
     const mediaType = await sniffMediaType(received.head);
@@ -112,7 +114,11 @@ export async function commitFile(ctx: AppContext, membership: Membership, name: 
       await insertFile(tx, {
         sid, organizationSid: membership.organizationSid, sha256, size, mediaType, name, uploadedBy: membership.personnelSid, rowSid: target?.rowSid,
       });
-      return target ? target.attach(tx, sid) : undefined;
+      const attached = target ? await target.attach(tx, sid) : undefined;
+      // The last moment to change one's mind: a client that went away (an upload cancelled
+      // once its body was whole, while it waited for the row's lock) keeps nothing.
+      if (gone?.()) throw errors.badRequest('The connection closed before the upload was stored; nothing was stored.');
+      return attached;
     });
     // Uploads to one row take turns here, each on no connection, while the one ahead holds
     // the row's lock: twenty at once would otherwise hold every pooled connection waiting

@@ -2,7 +2,9 @@
 // streamed through ingest.ts into storage; its filename is the name kept. A refusal while
 // the client is still sending (413 past the limit or quota, 400 for a bad name, 422 for an
 // infected file) is answered at once and the connection closed after a lingering read
-// (core/protocol-errors.ts), so the rest of the body is discarded, never stored.
+// (core/protocol-errors.ts), so the rest of the body is discarded, never stored. A client
+// that closes its connection after its body was whole, before the upload's transaction
+// commits (a cancel that came late), keeps nothing either: the transaction rolls back.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Membership } from '../../core/access.js';
@@ -53,7 +55,7 @@ export async function uploadMultipart(
     if (unknown.length) throw errors.fields(Object.fromEntries(unknown.map((f) => [f, 'Unknown field.'])));
     const done = received!;
     received = null;
-    return await commitFile(ctx, membership, name, done, attach);
+    return await commitFile(ctx, membership, name, done, attach, () => raw.socket === null || raw.socket.destroyed);
   } catch (err) {
     await (received as Received | null)?.writer.abort().catch(() => {});
     if (err instanceof BodyInterrupted) throw errors.badRequest('The upload was interrupted before its body was whole; nothing was stored.');
