@@ -1,6 +1,7 @@
 // Pages written as they are read (issue 21; docs/decisions.md, "Answers are written as they
 // are read"). A list whose records can be large (row data, JSON settings, messages) reads
-// its page in reads of at most ANSWER_MAX_BYTES of records at their largest, and writes
+// its page in reads of at most ANSWER_MAX_BYTES of records at their largest (a `sized`
+// list: by their real sizes, as the database counts them in the read itself), and writes
 // each read to the socket before the next one starts, after what was written has left
 // the process (the socket's backpressure): whatever a page's bytes, the process holds
 // one read. The envelope is the same bytes as a page built whole: its head (page_size …
@@ -34,6 +35,12 @@ export interface PageSource {
   item?: TSchema;
   /** Send the whole-page answer as JSON text rather than through the route's schema (versions' `dataonly`). */
   raw?: boolean;
+  /**
+   * The source's reads honour `maxBytes` (PageRequest): a read takes as many records as fit
+   * by their real sizes (always one), not as many as fit at their largest, so a page of
+   * small records that could be large is one read. The first read must tell `records`.
+   */
+  sized?: boolean;
 }
 
 export interface AnswerLimits {
@@ -81,14 +88,18 @@ async function drained(res: FastifyReply['raw']): Promise<void> {
  */
 export async function answerPage(request: FastifyRequest, reply: FastifyReply, limits: AnswerLimits, source: PageSource) {
   const { page } = source;
-  const perRead = recordsPerRead(source, limits.readBytes);
-  const readBytes = perRead * (source.recordBytes ?? 0);
+  // A sized read asks for the whole page and gets what fits in ANSWER_MAX_BYTES (at least
+  // one record, so it reserves one record's worst case when that is more).
+  const sized = source.sized === true && source.recordBytes !== undefined;
+  const perRead = sized ? page.size : recordsPerRead(source, limits.readBytes);
+  const readBytes = sized ? Math.max(limits.readBytes, source.recordBytes!) : perRead * (source.recordBytes ?? 0);
+  const bound = sized ? { maxBytes: limits.readBytes } : {};
   const hold = readBytes > 0 ? new AnswerHold(limits.budget, reply) : null;
   await hold?.take(readBytes);
-  const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead });
+  const { results, count, addPermission, records } = await source.first({ ...page, limit: perRead, ...bound });
   const envelope = pageEnvelope(request, limits.publicUrl, page, count, results, addPermission);
   const end = Math.min(page.size, records ?? page.size);
-  if (perRead >= end || (records === undefined && results.length < perRead)) {
+  if (sized ? results.length >= end || results.length === 0 : perRead >= end || (records === undefined && results.length < perRead)) {
     if (source.raw) return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
     return envelope;
   }
@@ -106,7 +117,7 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
   async function* body() {
     let read = firstRead!;
     firstRead = null;
-    let position = perRead;
+    let position = sized ? read.length : perRead;
     let sent = 0;
     let pending = `${JSON.stringify(head).slice(0, -1)},"results":[`;
     let sinceTurn = 0;
@@ -124,7 +135,7 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
         bytes += Buffer.byteLength(text);
         texts.push(text);
       }
-      const last = position >= end || (records === undefined && read.length < perRead);
+      const last = position >= end || (sized ? read.length === 0 : records === undefined && read.length < perRead);
       const cursor = (read as { cursor?: number }).cursor;
       read = [];
       hold?.keepOnly(Math.min(readBytes, bytes));
@@ -160,8 +171,8 @@ export async function answerPage(request: FastifyRequest, reply: FastifyReply, l
         }
       }
       const limit = Math.min(perRead, end - position);
-      read = await source.more({ ...page, offset: page.offset + position, limit, ...(cursor === undefined ? {} : { after: cursor }) });
-      position += limit;
+      read = await source.more({ ...page, offset: page.offset + position, limit, ...bound, ...(cursor === undefined ? {} : { after: cursor }) });
+      position += sized ? read.length : limit;
     }
     yield `${pending}]}`;
   }

@@ -18,6 +18,11 @@ export interface PageRequest {
    * offset`, which a gap behind the API would repeat).
    */
   after?: number;
+  /**
+   * A read bounded by its records' real sizes (a `sized` list, core/answer-stream.ts): as
+   * many of its `limit` records as fit in these bytes as JSON, and always the first.
+   */
+  maxBytes?: number;
 }
 
 /**

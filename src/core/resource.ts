@@ -75,6 +75,11 @@ export interface ListDefinition<S extends Scope, Q extends TProperties, PQ exten
      */
     recordBytes?: (serializer: Serializer, query: Static<ReturnType<typeof Type.Object<Q>>>) => number | undefined;
     /**
+     * rows() honours the read's `maxBytes` (PageRequest): a page of large-capable records is
+     * read by their real sizes, in one read when they are small (core/answer-stream.ts).
+     */
+    sized?: boolean;
+    /**
      * rows() answers a Counted page: count() is not run alongside it, and addPermission()
      * runs after it, only when the page did not carry add_permission.
      */
@@ -219,17 +224,20 @@ export function defineList<S extends Scope, Q extends TProperties = {}, PQ exten
             recordBytes: get.recordBytes?.(serializer, query),
             raw,
             item: shape,
+            sized: get.sized,
             first: async (read) => {
+              // A sized read may stop short of its page: how many records the page holds, from the count.
+              const held = (count: number) => (get.sized ? { records: Math.max(0, Math.min(page.size, count - page.offset)) } : {});
               if (get.counted) {
                 // One query for the page and its count; add_permission only when the page did not tell it.
                 const found = await get.rows(scope, query, serializer, read) as Counted<unknown>;
                 const count = found.total ?? (page.offset === 0 ? 0 : await get.count(scope, query));
-                return { results: found, count, addPermission: found.addPermission ?? await get.addPermission(scope, query) };
+                return { results: found, count, addPermission: found.addPermission ?? await get.addPermission(scope, query), ...held(count) };
               }
               const [count, results, addPermission] = await Promise.all([
                 get.count(scope, query), get.rows(scope, query, serializer, read), get.addPermission(scope, query),
               ]);
-              return { results, count, addPermission };
+              return { results, count, addPermission, ...held(count) };
             },
             more: (read) => get.rows(scope, query, serializer, read),
           });

@@ -153,3 +153,27 @@ describe('methods not offered on personnel', () => {
     assert.equal((await listPersonnel(admin.api, org.sid)).length, 1);
   });
 });
+
+describe('the detail shape, whose metadata can be large, is read by its records\' real sizes', () => {
+  test('a page of large and small records: every record once, whole, in order, and the same page in the list shape', async () => {
+    const { admin, org } = await newOrganization('sized');
+    const people = Array.from({ length: 11 }, (_, i) => ({ email: uniqueEmail(`sized${i}`), first_name: `S${i}`, last_name: 'Sized' }));
+    expectStatus(await postPersonnel(admin.api, org.sid, people), 201);
+    const listed = assertPage(await admin.api.get(paths.personnelList(org.sid, 'list', { page_size: 12 })), 'personnel.list').results;
+    assert.equal(listed.length, 12);
+    // Three records of four carry about 900 KB of metadata: 8.1 MB in all, three reads of the
+    // embedded server's ANSWER_MAX_BYTES (4 MB: four large records a read, with the small ones
+    // between them), one of PostgreSQL's (10 MB).
+    const isLarge = (i: number) => i % 4 !== 3;
+    const large = (i: number) => [`${i}:`.padEnd(900_000, String.fromCharCode(97 + i))];
+    for (let i = 0; i < 12; i += 1) if (isLarge(i)) expectStatus(await admin.api.patch(paths.personnelDetail(listed[i].sid), { metadata: large(i) }), 200);
+    const page = assertPage(await admin.api.get(paths.personnelList(org.sid, 'detail', { page_size: 12 })), 'personnel.detail');
+    assert.deepEqual([page.count, page.page_count, page.results.length], [12, 1, 12]);
+    assert.deepEqual(page.results.map((p) => p.sid), listed.map((p) => p.sid), 'every record once, in the list\'s order');
+    page.results.forEach((p, i) => assert.deepEqual(p.metadata, isLarge(i) ? large(i) : [], `the metadata of record ${i}`));
+    // Page 2 of 5 (records 5 to 9) starts where it should.
+    const second = assertPage(await admin.api.get(paths.personnelList(org.sid, 'detail', { page_size: 5, page: 2 })), 'personnel.detail');
+    assert.deepEqual(second.results.map((p) => p.sid), listed.slice(5, 10).map((p) => p.sid));
+    second.results.forEach((p, i) => assert.equal(JSON.stringify(p.metadata).length, isLarge(5 + i) ? 900_004 : 2));
+  });
+});

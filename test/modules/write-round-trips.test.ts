@@ -19,6 +19,8 @@ import {
   recordPaths, snapshotRow,
 } from '../helpers/records.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { paths, uniqueEmail } from '../helpers/factories.ts';
+import { notificationPaths } from '../helpers/notifications.ts';
 import { scratchDatabase } from '../helpers/scratch-db.ts';
 import { WireCounter } from '../../bench/lib/wire-counter.ts';
 
@@ -66,7 +68,7 @@ if (DB_KIND === 'postgres') {
     let server: RunningServer;
     let counter: WireCounter;
 
-    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 3 (the column read with the lock); a row list and a grid page 2', async () => {
+    test('a cell PATCH: 3 round trips (the credential; BEGIN with the lock; the write with COMMIT); its POST 3 (the column read with the lock); a row list, a grid page, and a page of personnel and of the inbox in the detail shape 2', async () => {
       const { url, drop } = await scratchDatabase('trips');
       cleanups.push(drop);
       const target = new URL(url);
@@ -127,6 +129,24 @@ if (DB_KIND === 'postgres') {
       });
       assert.equal(grid.trips, 2, 'a grid page');
       assert.ok(grid.statements.some((st) => st.sql.includes('records_credential(') && st.sql.includes('record_tables')), 'the grid\'s table is read with the credential');
+
+      // The personnel's detail shape (metadata that can be large): 8 small records, one read by their real sizes.
+      expectStatus(await ws.api.post(paths.personnelList(ws.org.sid, 'detail'), Array.from({ length: 7 }, (_, i) => ({ email: uniqueEmail(`trips${i}`) }))), 201);
+      const personnel = await measure(async () => {
+        const page = expectStatus(await ws.api.get(paths.personnelList(ws.org.sid, 'detail')), 200).json;
+        assert.equal(page.results.length, 8);
+      });
+      assert.equal(personnel.trips, 2, 'a page of personnel in the detail shape');
+      // The inbox's detail shape (messages that can be large): 7 small notifications, one read.
+      const me = expectStatus(await ws.api.get(paths.personnelList(ws.org.sid, 'name')), 200).json.results[0].sid;
+      for (let i = 0; i < 7; i += 1) {
+        expectStatus(await ws.api.post(notificationPaths.list(ws.org.sid), { to: [{ sid: me }], name: `Note ${i}`, body: 'A short message.' }), 201);
+      }
+      const inbox = await measure(async () => {
+        const page = expectStatus(await ws.api.get(notificationPaths.list(ws.org.sid, 'detail')), 200).json;
+        assert.equal(page.results.length, 7);
+      });
+      assert.equal(inbox.trips, 2, 'a page of the inbox in the detail shape');
     });
   });
 }

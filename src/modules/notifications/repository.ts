@@ -5,6 +5,7 @@ import { notifications, personnel, users } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { runPrepared } from '../../core/prepared.js';
+import { named, sizedPage } from '../../core/sized-page.js';
 
 const sender = alias(personnel, 'sender');
 const recipient = alias(personnel, 'recipient');
@@ -44,8 +45,10 @@ export interface NotificationRow {
   date_created: string; date_updated: string;
 }
 
-function select(db: Db, total?: SQL<number>) {
-  return db.select(total ? { ...fields, total } : fields).from(notifications)
+/** The fields with `extra`; `sub`: as a subquery's (core/sized-page.ts named). */
+function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E, sub = false) {
+  const selection = { ...fields, ...extra };
+  return db.select(sub ? named(selection) : selection).from(notifications)
     .innerJoin(recipient, eq(recipient.sid, notifications.recipientSid))
     .leftJoin(sender, eq(sender.sid, notifications.senderSid))
     .leftJoin(parent, and(eq(parent.sid, notifications.parentSid), eq(parent.organizationSid, notifications.organizationSid)))
@@ -72,18 +75,33 @@ export async function countInbox(db: Db, recipientSid: string, isRead?: boolean)
 }
 
 /** A page of a member's inbox (all, or only the read or unread ones), newest first, with its count. */
-export async function pageInbox(db: Db, recipientSid: string, limit: number, offset: number, isRead?: boolean): Promise<Counted<NotificationRow>> {
-  const shape = isRead === undefined ? '' : 'read';
-  return counted(await runPrepared(db, pageQuery, shape, { recipient: recipientSid, read: isRead, limit, offset }, { generic: true }) as (NotificationRow & { total: number })[]);
+export async function pageInbox(
+  db: Db, recipientSid: string, limit: number, offset: number, isRead?: boolean, maxBytes?: number,
+): Promise<Counted<NotificationRow>> {
+  const shape = `${isRead === undefined ? '' : 'read'},${maxBytes === undefined ? '' : 'sized'}`;
+  return counted(await runPrepared(db, pageQuery, shape, {
+    recipient: recipientSid, read: isRead, limit, offset, max_bytes: maxBytes,
+  }, { generic: true }) as (NotificationRow & { total: number })[]);
 }
 
-/** The page query with its count for `shape` (core/prepared.ts): "read" filters, every value a placeholder. */
+/**
+ * The page query with its count for `shape` (core/prepared.ts): "read" filters, every value
+ * a placeholder; "sized": a sized read (the detail shape; core/sized-page.ts).
+ */
 function pageQuery(db: Db, shape: string) {
   const recipient = sql.placeholder('recipient');
-  const isRead = shape ? sql.placeholder('read') : undefined;
-  return select(db, totalOf(countQuery(db, recipient, isRead))).where(inbox(recipient, isRead))
+  const isRead = shape.startsWith('read') ? sql.placeholder('read') : undefined;
+  const total = totalOf(countQuery(db, recipient, isRead));
+  const whole = select(db, { total }).where(inbox(recipient, isRead))
     .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  if (!shape.includes('sized')) return whole;
+  const page = select(db, { total, bytes: messageSize, created: sql`${notifications.dateCreated}` }, true).where(inbox(recipient, isRead))
+    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
+  return sizedPage<typeof whole>(db, page, [...Object.keys(fields), 'total'], (f) => [desc(f.created), desc(f.sid)]);
 }
+
+/** The most a notification is as JSON: its subject, message and rows as JSON, and 4 KiB for the rest (sids, names, dates). */
+const messageSize = sql<number>`octet_length(json_build_array(${notifications.name}, ${notifications.body}, ${notifications.rows})::text) + 4096`;
 
 export async function findNotification(db: Db, sid: string): Promise<NotificationRow | undefined> {
   const [row] = await select(db).where(eq(notifications.sid, sid));

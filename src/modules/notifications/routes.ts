@@ -32,12 +32,14 @@ export function registerNotifications(app: FastifyInstance, ctx: AppContext): vo
       query: NotificationListQuery,
       allowed: (scope) => permissions.notification.list(scope.membership),
       addPermission: (scope) => permissions.notification.send(scope.membership),
-      // The detail shape carries a notification's message (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      // The detail shape carries a notification's message (free text, JSON): read and written by
+      // their real sizes, a page in one read unless they are large (core/answer-stream.ts).
       recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
+      sized: true,
       counted: true,
       count: (scope, q) => countInbox(ctx.db, scope.membership.personnelSid, isReadFilter(q.is_read)),
       rows: async (scope, q, serializer, page) => {
-        const found = await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset, isReadFilter(q.is_read));
+        const found = await pageInbox(ctx.db, scope.membership.personnelSid, page.limit, page.offset, isReadFilter(q.is_read), page.maxBytes);
         return withTotal(found.map((row) => serializeNotification(row, serializer, scope.membership.personnelSid)), found);
       },
     },

@@ -7,6 +7,7 @@ import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { activeMember } from '../../core/rules.js';
 import { queryBool } from '../../core/schemas.js';
 import { runPrepared } from '../../core/prepared.js';
+import { named, sizedPage } from '../../core/sized-page.js';
 
 const updater = alias(users, 'updater');
 
@@ -86,22 +87,39 @@ export async function countInOrganization(db: Db, orgSid: string, filter: Person
   return row.n;
 }
 
-/** The page query with its count, for the filters `shape` names, every value a placeholder (core/prepared.ts). */
+/** The most a record is as JSON: its texts and free JSON as JSON, and 4 KiB for the rest (sids, dates, flags, who changed it). */
+const recordSize = sql<number>`octet_length(json_build_array(${personnel.email}, ${personnel.firstName}, ${personnel.lastName}, ${personnel.title},
+  ${personnel.dashboard}, ${personnel.metadata})::text) + 4096`;
+
+/**
+ * The page query with its count, for the filters `shape` names, every value a placeholder
+ * (core/prepared.ts). Shape `sized`: only the page's first records whose sizes add up to
+ * `max_bytes` (always the first; core/answer-stream.ts), measured in the page itself.
+ */
 function pageQuery(db: Db, shape: string) {
-  const filter = Object.fromEntries(shape.split(',').filter(Boolean).map((name) => [name, sql.placeholder(name)]));
-  return select(db, inOrganization(sql.placeholder('org'), filter), totalOf(countQuery(db, sql.placeholder('org'), filter)))
-    .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  const names = shape.split(',').filter(Boolean);
+  const filter = Object.fromEntries(names.filter((name) => name !== 'sized').map((name) => [name, sql.placeholder(name)]));
+  const where = inOrganization(sql.placeholder('org'), filter);
+  const total = totalOf(countQuery(db, sql.placeholder('org'), filter));
+  const whole = select(db, where, total).orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  if (!names.includes('sized')) return whole;
+  const page = db.select(named({ ...columns, total, bytes: recordSize, created: personnel.dateCreated }))
+    .from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where)
+    .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
+  return sizedPage<typeof whole>(db, page, [...Object.keys(columns), 'total'], (f) => [f.created, f.sid]);
 }
 
 /**
  * A page of an organization's personnel (those the filter finds), oldest first, with their
  * count. A generic plan but for a search (a pattern's selectivity is its own: planned for it).
+ * `maxBytes`: a sized read (the detail shape; pageQuery).
  */
 export async function pageInOrganization(
-  db: Db, orgSid: string, limit: number, offset: number, filter: PersonnelFilter = {},
+  db: Db, orgSid: string, limit: number, offset: number, filter: PersonnelFilter = {}, maxBytes?: number,
 ): Promise<Counted<PersonnelRow>> {
-  const values = filterValues(filter);
-  const shape = Object.keys(values).filter((name) => values[name as keyof typeof values] !== undefined).join(',');
+  const values = { ...filterValues(filter), max_bytes: maxBytes };
+  const shape = Object.keys(values).filter((name) => values[name as keyof typeof values] !== undefined)
+    .map((name) => (name === 'max_bytes' ? 'sized' : name)).join(',');
   return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: values.search === undefined }) as (PersonnelRow & { total: number })[]);
 }
 

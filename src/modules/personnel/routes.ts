@@ -28,12 +28,14 @@ export function registerPersonnel(app: FastifyInstance, ctx: AppContext): void {
       query: PersonnelListQuery,
       allowed: (scope) => permissions.personnel.list(scope.membership),
       addPermission: (scope) => permissions.personnel.create(scope.membership),
-      // The detail shape carries metadata and dashboard (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      // The detail shape carries metadata and dashboard (free text, JSON): read and written by
+      // their real sizes, a page in one read unless they are large (core/answer-stream.ts).
       recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
+      sized: true,
       counted: true,
       count: (scope, query) => countInOrganization(ctx.db, scope.membership.organizationSid, query),
       rows: async (scope, query, serializer, page) => {
-        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset, query);
+        const found = await pageInOrganization(ctx.db, scope.membership.organizationSid, page.limit, page.offset, query, page.maxBytes);
         return withTotal(found.map((row) => serializePersonnel(row, serializer, scope.membership)), found);
       },
     },

@@ -4,6 +4,7 @@ import { steps, widgets, workflows } from '../../db/schema.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { runPrepared } from '../../core/prepared.js';
+import { named, sizedPage } from '../../core/sized-page.js';
 
 type Ref = { sid: string; name: string };
 
@@ -60,21 +61,34 @@ export async function countSteps(db: Db, orgSid: string, filter: StepFilter): Pr
   return row.n;
 }
 
-/** A page of an organization's steps: one workflow's in order, otherwise oldest first; with their count. */
-export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number): Promise<Counted<StepRecord>> {
-  const values = { widget__sid: filter.widget__sid || undefined, workflow__sid: filter.workflow__sid || undefined };
-  const shape = `${values.widget__sid ? 'widget__sid' : ''},${values.workflow__sid ? 'workflow__sid' : ''}`;
+/**
+ * A page of an organization's steps: one workflow's in order, otherwise oldest first; with
+ * their count. `maxBytes`: a sized read (the detail shape; core/sized-page.ts).
+ */
+export async function pageSteps(db: Db, orgSid: string, filter: StepFilter, limit: number, offset: number, maxBytes?: number): Promise<Counted<StepRecord>> {
+  const values = { widget__sid: filter.widget__sid || undefined, workflow__sid: filter.workflow__sid || undefined, max_bytes: maxBytes };
+  const shape = `${values.widget__sid ? 'widget__sid' : ''},${values.workflow__sid ? 'workflow__sid' : ''},${maxBytes === undefined ? '' : 'sized'}`;
   return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: true }) as (StepRecord & { total: number })[]);
 }
 
-/** The page query with its count for `shape` (core/prepared.ts): the filters it names, every value a placeholder. */
+/** The most a step is as JSON: its own texts and settings as JSON, and 4 KiB for the rest (sids, dates, its workflow's and widget's names). */
+const stepSize = sql<number>`octet_length(json_build_array(${steps.name}, ${steps.description}, ${steps.data}, ${steps.redirectTo}, ${steps.color})::text) + 4096`;
+
+/** The page query with its count for `shape` (core/prepared.ts): the filters it names, every value a placeholder; `sized`: a sized read. */
 function pageQuery(db: Db, shape: string) {
-  const [widget, workflow] = shape.split(',').map((name) => (name ? sql.placeholder(name) : undefined));
+  const [widget, workflow, sized] = shape.split(',').map((name) => (name ? sql.placeholder(name) : undefined));
   const org = sql.placeholder('org');
   const filter = { widget__sid: widget, workflow__sid: workflow };
-  const found = select(db, { total: totalOf(countQuery(db, org, filter)) }).where(where(org, filter));
+  const total = totalOf(countQuery(db, org, filter));
+  const found = select(db, { total }).where(where(org, filter));
   const ordered = workflow ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
-  return ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  const whole = ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  if (!sized) return whole;
+  const page = db.select(named({ ...fields, total, bytes: stepSize, created: steps.dateCreated }))
+    .from(steps).innerJoin(workflows, eq(workflows.sid, steps.workflowSid)).innerJoin(widgets, eq(widgets.sid, steps.widgetSid))
+    .where(where(org, filter)).orderBy(...(workflow ? [steps.order] : [steps.dateCreated, steps.sid]))
+    .limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
+  return sizedPage<typeof whole>(db, page, [...Object.keys(fields), 'total'], (f) => (workflow ? [f.order] : [f.created, f.sid]));
 }
 
 export async function findStep(db: Db, sid: string): Promise<StepRecord | undefined> {

@@ -25,14 +25,16 @@ export function registerSteps(app: FastifyInstance, ctx: AppContext): void {
       query: StepListQuery,
       allowed: (scope) => permissions.step.read(scope.membership),
       addPermission: (scope) => permissions.step.change(scope.membership),
-      // The detail shape carries a step's settings (free text, JSON): read and written a few records at a time (core/answer-stream.ts).
+      // The detail shape carries a step's settings (free text, JSON): read and written by their
+      // real sizes, a page in one read unless they are large (core/answer-stream.ts).
       recordBytes: (serializer) => (serializer === 'detail' ? bodyRecordBytes(ctx.config) : undefined),
+      sized: true,
       count: async (scope, query) => {
         await checkStepFilter(ctx, scope.membership.organizationSid, query);
         return countSteps(ctx.db, scope.membership.organizationSid, query);
       },
       rows: async (scope, query, serializer, page) => {
-        const found = await pageSteps(ctx.db, scope.membership.organizationSid, query, page.limit, page.offset);
+        const found = await pageSteps(ctx.db, scope.membership.organizationSid, query, page.limit, page.offset, page.maxBytes);
         // A page with steps proves the filters the organization's; an empty one may be a filter's fault.
         if (found.total === undefined) await checkStepFilter(ctx, scope.membership.organizationSid, query);
         return withTotal(found.map((row) => serializeStep(row, serializer, scope.membership)), found);
