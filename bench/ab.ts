@@ -69,7 +69,7 @@ async function main() {
   const seed = await seedPostgres(base.base, pool, { ...QUICK_SIZE, postRows: 12_000 }, log, path.join(tmp, 'data-base', 'mail')).finally(() => pool.end());
   const change = await startServer('change', ROOT, CHANGE_ENV);
   const all: Scenario[] = [
-    personnelList(seed, 'list'), cellPatch(seed), cellPost(seed), cellList(seed), versionList(seed), rowList(seed, 'small'), rowList(seed, 'big'),
+    personnelList(seed, 'list'), personnelList(seed, 'detail'), cellPatch(seed), cellPost(seed), cellList(seed), versionList(seed), rowList(seed, 'small'), rowList(seed, 'big'),
     gridList(seed), inboxList(seed), notificationPost(seed),
   ];
   const scenarios = WANTED.map((id) => {
