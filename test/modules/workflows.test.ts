@@ -368,6 +368,26 @@ describe('steps', () => {
     assert.deepEqual(after.map((s) => Number(s.split(':')[0])), [1, 2, 3, 4, 5, 6]);
     assert.deepEqual(after.slice(3), ['4:b', '5:c', '6:d']);
   });
+
+  test('the detail shape reads steps by their real sizes: large and small settings, every step once, whole, in order', async () => {
+    const flow = await newWorkflow(w);
+    // 10 steps of about 900 KB of settings and 2 small ones, each added last: 9 MB, three
+    // reads of the embedded server's ANSWER_MAX_BYTES (4 MB: four large steps a read), one of
+    // PostgreSQL's (10 MB).
+    const isLarge = (i: number) => i % 6 !== 5;
+    const settings = (i: number) => (isLarge(i) ? { note: `${i}:`.padEnd(900_000, String.fromCharCode(97 + i)) } : { note: `small ${i}` });
+    const added: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      added.push(expectStatus(await w.admin.api.post(stepList(w.org.sid, 'name'), { name: `Step ${i}`, workflow: flow.sid, widget: BUILTIN.text, data: settings(i) }), 201).json.sid);
+    }
+    for (const query of [{ workflow__sid: flow.sid, page_size: 12 }, { widget__sid: BUILTIN.text, page_size: 100 }]) {
+      const page = expectStatus(await w.admin.api.get(stepList(w.org.sid, 'detail', query)), 200).json;
+      const mine = page.results.filter((step: any) => step.workflow.sid === flow.sid);
+      assert.deepEqual(mine.map((step: any) => step.sid), added, `every step once, in order (${Object.keys(query)[0]})`);
+      mine.forEach((step: any, i: number) => assert.deepEqual(step.data, settings(i), `the settings of step ${i}`));
+      assert.equal(page.results.length, Math.min(page.count, query.page_size));
+    }
+  });
 });
 
 describe('the engine', () => {
