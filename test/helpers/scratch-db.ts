@@ -1,5 +1,6 @@
 // A fresh database of a test's own, for tests of migrations: in-process PGlite, or a
 // scratch PostgreSQL database created on the run's server and dropped afterwards.
+// And, on PostgreSQL, a lock held from outside the service while a test runs (whileHeld).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -65,4 +66,22 @@ export async function scratchDatabase(label: string): Promise<{ url: string; dro
       }
     },
   };
+}
+
+/**
+ * PostgreSQL only: runs `steps` while a transaction of the test's own, on the run's
+ * database, holds what `lock` locks (a `SELECT … FOR UPDATE` with `params`); the
+ * transaction rolls back after, whatever `steps` did. `steps` gets that connection.
+ */
+export async function whileHeld<T>(lock: string, params: unknown[], steps: (holder: pg.Client) => Promise<T>): Promise<T> {
+  const holder = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(lock, params);
+    return await steps(holder);
+  } finally {
+    await holder.query('ROLLBACK').catch(() => {});
+    await holder.end();
+  }
 }

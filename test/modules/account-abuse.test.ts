@@ -7,10 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { anonymous } from '../helpers/http.ts';
-import { DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
-import { scratchDatabase } from '../helpers/scratch-db.ts';
+import { DB_KIND } from '../helpers/env.ts';
+import { scratchDatabase, whileHeld } from '../helpers/scratch-db.ts';
 import { expectDetail, expectFieldErrors, expectPlainText, expectStatus } from '../helpers/assertions.ts';
 import { PATHS, newUser, paths, strongPassword, uniqueEmail, type TestUser } from '../helpers/factories.ts';
 import { mailTo, readMail } from '../helpers/mail.ts';
@@ -130,19 +129,12 @@ describe('what the answer and its time tell', () => {
     if (DB_KIND === 'postgres') {
       // Hold the account's row: whatever looks the account up and writes its reset tag waits
       // for it. The answer must not: it is the same, at once, as for an unknown email.
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-      await client.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT 1 FROM users WHERE sid = $1 FOR UPDATE', [user.sid]);
+      await whileHeld('SELECT 1 FROM users WHERE sid = $1 FOR UPDATE', [user.sid], async () => {
         const known = await ask(user.email);
         const unknown = await ask(uniqueEmail('unknown'));
         assert.ok(known < 1500, `the answer for a known email took ${known.toFixed(0)} ms while its account was locked (unknown: ${unknown.toFixed(0)} ms)`);
         assert.equal(mailTo(user.email).filter((m) => /^Reset/.test(m.subject)).length, 0, 'the mail waits for the lock, the answer did not');
-      } finally {
-        await client.query('ROLLBACK');
-        await client.end();
-      }
+      });
     } else {
       // One process and one in-process database: nothing can be held from outside; the
       // same request is answered and its mail follows.

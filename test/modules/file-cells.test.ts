@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import pg from 'pg';
-import { DATA_DIR, DB_KIND, TEST_DATABASE_URL } from '../helpers/env.ts';
+import { DATA_DIR, DB_KIND } from '../helpers/env.ts';
+import { whileHeld } from '../helpers/scratch-db.ts';
 import type { Api, Answer } from '../helpers/http.ts';
 import { expectDetail, expectFieldErrors, expectStatus, expectNotFound, expectForbidden, expectPlainText } from '../helpers/assertions.ts';
 import {
@@ -188,11 +188,7 @@ describe('file cells', () => {
     if (DB_KIND === 'postgres') {
       // Hold the row: the upload, its body whole, waits for the row's lock; its client goes
       // away meanwhile (a cancel that came late); then the row is let go.
-      const holder = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-      await holder.connect();
-      try {
-        await holder.query('BEGIN');
-        await holder.query('SELECT 1 FROM record_rows WHERE sid = $1 FOR UPDATE', [row.sid]);
+      await whileHeld('SELECT 1 FROM record_rows WHERE sid = $1 FOR UPDATE', [row.sid], async (holder) => {
         const url = new URL(`${ws.projectEdit.api.baseUrl}${rowFiles(row.sid, { column: files })}`);
         const request = http.request(url, { method: 'POST', headers: { token: ws.projectEdit.api.token!, 'content-type': contentType, 'content-length': body.length } });
         const closed = new Promise<void>((resolve) => request.on('close', () => resolve()));
@@ -205,10 +201,7 @@ describe('file cells', () => {
         assert.equal(await waiting(), 1, 'the upload waits for the row\'s lock, its body whole');
         request.destroy();
         await closed;
-      } finally {
-        await holder.query('ROLLBACK');
-        await holder.end();
-      }
+      });
       // An upload sent after it takes the row's lock after it: once answered, the first has ended.
       const next = expectStatus(await uploadToRow(ws.projectEdit.api, row.sid, files, 'kept.bin', PNG), 201).json;
       assert.equal(next.version, 2, 'the cancelled upload wrote no version');

@@ -92,12 +92,11 @@ function pageQuery(db: Db, shape: string) {
   const recipient = sql.placeholder('recipient');
   const isRead = shape.startsWith('read') ? sql.placeholder('read') : undefined;
   const total = totalOf(countQuery(db, recipient, isRead));
-  const whole = select(db, { total }).where(inbox(recipient, isRead))
+  const sized = shape.includes('sized');
+  const extra: { total: SQL<number> } & Record<string, SQL> = sized ? { total, bytes: messageSize, created: sql`${notifications.dateCreated}` } : { total };
+  const page = select(db, extra, sized).where(inbox(recipient, isRead))
     .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-  if (!shape.includes('sized')) return whole;
-  const page = select(db, { total, bytes: messageSize, created: sql`${notifications.dateCreated}` }, true).where(inbox(recipient, isRead))
-    .orderBy(desc(notifications.dateCreated), desc(notifications.sid)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
-  return sizedPage<typeof whole>(db, page, [...Object.keys(fields), 'total'], (f) => [desc(f.created), desc(f.sid)]);
+  return sized ? sizedPage<typeof page>(db, page.as('page'), [...Object.keys(fields), 'total'], (f) => [desc(f.created), desc(f.sid)]) : page;
 }
 
 /** The most a notification is as JSON: its subject, message and rows as JSON, and 4 KiB for the rest (sids, names, dates). */

@@ -43,8 +43,10 @@ export interface PersonnelRow {
   should_receive_notification_email: boolean; metadata: unknown[]; updated_by: string; date_updated: string;
 }
 
-function select(db: Db, where: SQL, total?: SQL<number>) {
-  return db.select(total ? { ...columns, total } : columns).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
+/** The columns with `extra`; `sub`: as a subquery's (core/sized-page.ts named). */
+function select<E extends Record<string, SQL>>(db: Db, where: SQL, extra: E = {} as E, sub = false) {
+  const selection = { ...columns, ...extra };
+  return db.select(sub ? named(selection) : selection).from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where);
 }
 
 /** The personnel list's filters. */
@@ -101,12 +103,11 @@ function pageQuery(db: Db, shape: string) {
   const filter = Object.fromEntries(names.filter((name) => name !== 'sized').map((name) => [name, sql.placeholder(name)]));
   const where = inOrganization(sql.placeholder('org'), filter);
   const total = totalOf(countQuery(db, sql.placeholder('org'), filter));
-  const whole = select(db, where, total).orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-  if (!names.includes('sized')) return whole;
-  const page = db.select(named({ ...columns, total, bytes: recordSize, created: personnel.dateCreated }))
-    .from(personnel).leftJoin(updater, eq(updater.sid, personnel.updatedBy)).where(where)
-    .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
-  return sizedPage<typeof whole>(db, page, [...Object.keys(columns), 'total'], (f) => [f.created, f.sid]);
+  const sized = names.includes('sized');
+  const extra: { total: SQL<number> } & Record<string, SQL> = sized ? { total, bytes: recordSize, created: sql`${personnel.dateCreated}` } : { total };
+  const page = select(db, where, extra, sized)
+    .orderBy(personnel.dateCreated, personnel.sid).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  return sized ? sizedPage<typeof page>(db, page.as('page'), [...Object.keys(columns), 'total'], (f) => [f.created, f.sid]) : page;
 }
 
 /**

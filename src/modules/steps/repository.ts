@@ -37,8 +37,10 @@ export interface StepFilter {
   workflow__sid?: string;
 }
 
-function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E) {
-  return db.select({ ...fields, ...extra }).from(steps)
+/** The fields with `extra`; `sub`: as a subquery's (core/sized-page.ts named). */
+function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E, sub = false) {
+  const selection = { ...fields, ...extra };
+  return db.select(sub ? named(selection) : selection).from(steps)
     .innerJoin(workflows, eq(workflows.sid, steps.workflowSid))
     .innerJoin(widgets, eq(widgets.sid, steps.widgetSid));
 }
@@ -80,15 +82,11 @@ function pageQuery(db: Db, shape: string) {
   const org = sql.placeholder('org');
   const filter = { widget__sid: widget, workflow__sid: workflow };
   const total = totalOf(countQuery(db, org, filter));
-  const found = select(db, { total }).where(where(org, filter));
+  const extra: { total: SQL<number> } & Record<string, SQL> = sized ? { total, bytes: stepSize, created: sql`${steps.dateCreated}` } : { total };
+  const found = select(db, extra, !!sized).where(where(org, filter));
   const ordered = workflow ? found.orderBy(steps.order) : found.orderBy(steps.dateCreated, steps.sid);
-  const whole = ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-  if (!sized) return whole;
-  const page = db.select(named({ ...fields, total, bytes: stepSize, created: steps.dateCreated }))
-    .from(steps).innerJoin(workflows, eq(workflows.sid, steps.workflowSid)).innerJoin(widgets, eq(widgets.sid, steps.widgetSid))
-    .where(where(org, filter)).orderBy(...(workflow ? [steps.order] : [steps.dateCreated, steps.sid]))
-    .limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).as('page');
-  return sizedPage<typeof whole>(db, page, [...Object.keys(fields), 'total'], (f) => (workflow ? [f.order] : [f.created, f.sid]));
+  const page = ordered.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  return sized ? sizedPage<typeof page>(db, page.as('page'), [...Object.keys(fields), 'total'], (f) => (workflow ? [f.order] : [f.created, f.sid])) : page;
 }
 
 export async function findStep(db: Db, sid: string): Promise<StepRecord | undefined> {
