@@ -8,7 +8,7 @@
 // git worktree of main with node_modules hard-linked). Both builds serve one database
 // seeded like `npm run bench -- --quick`, each in a process of its own (WORKERS=1); for each
 // scenario, each round drives the base and then this checkout (the order swapped every
-// other round) at 10 connections for N seconds (default 5) after a 2 s warm-up, and reads
+// other round) at 10 connections (--connections N) for N seconds (default 5) after a 2 s warm-up, and reads
 // the CPU both used per request: the server's and PostgreSQL's (bench/lib/cpu.ts). Prints
 // the medians over the rounds and the change; writes bench/results/ab-LABEL.json with --label.
 // --base-env and --change-env add environment variables to one side (DIR may then be this
@@ -30,6 +30,7 @@ const BASE_DIR = option('--base');
 const LABEL = option('--label');
 const SECONDS = Number(option('--seconds') ?? 5);
 const ROUNDS = Number(option('--rounds') ?? 4);
+const CONNECTIONS = Number(option('--connections') ?? 10);
 const WANTED = (option('--scenarios') ?? '7-row-list-small,8-grid').split(',');
 const envOf = (value: string | undefined): Record<string, string> =>
   Object.fromEntries((value ?? '').split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
@@ -82,13 +83,13 @@ async function main() {
   const results: Record<string, { base: Turn[]; change: Turn[] }> = {};
   for (const scenario of scenarios) {
     const turns = { base: [] as Turn[], change: [] as Turn[] };
-    for (const server of [base, change]) await drive(server.base, scenario.spec, 10, 2);
+    for (const server of [base, change]) await drive(server.base, scenario.spec, CONNECTIONS, 2);
     for (let r = 0; r < ROUNDS; r += 1) {
       const order = r % 2 === 0 ? (['base', 'change'] as const) : (['change', 'base'] as const);
       for (const name of order) {
         const server = name === 'base' ? base : change;
         const from = monitor.mark();
-        const run = await drive(server.base, scenario.spec, 10, SECONDS);
+        const run = await drive(server.base, scenario.spec, CONNECTIONS, SECONDS);
         const cost = costPerRequest(monitor.since(from), run.requests);
         turns[name].push({ rps: run.rps, server_ms: cost.servers, postgresql_ms: cost.postgresql, non2xx: run.non2xx + run.errors });
       }

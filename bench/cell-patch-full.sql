@@ -30,14 +30,16 @@ WITH size AS (
            WHERE c.row_sid = r.sid AND c.column_sid IS DISTINCT FROM (SELECT x.column_sid FROM cells x WHERE x.sid = 'cel' || lpad(:cell::text, 13, '0')))
        + 34 + octet_length(to_jsonb(r.name)::text) + octet_length(to_jsonb(r.description)::text) AS bytes
     FROM record_rows r WHERE r.sid = 'row' || lpad(:n::text, 13, '0'))
-SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
+SELECT size.bytes, s.new_version, s.previous_data, s.updated_at, s.event,
        CASE WHEN s.new_version IS NOT NULL THEN records_debit(':org', :price::numeric, 'pgl' || substr(md5(random()::text), 1, 13), 'cell changed in column Column ' || :c,
          'cel' || lpad(:cell::text, 13, '0'), 'row' || lpad(:n::text, 13, '0'), ':user') IS NOT NULL END AS paid
   FROM size LEFT JOIN LATERAL (
-    SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN pg_notify('records_rows', json_build_object(
+    SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN json_build_object(
         'kind', 'cell', 'organization', ':org', 'row', 'row' || lpad(:n::text, 13, '0'), 'version', s.new_version,
         'by', (SELECT json_build_object('sid', p.sid, 'name', p.first_name || ' ' || p.last_name) FROM personnel p WHERE p.organization_sid = ':org' AND p.user_sid = ':user'),
-        'date_updated', s.updated_at, 'cell', 'cel' || lpad(:cell::text, 13, '0'), 'created', false, 'data', 'benchmark data', 'data_omitted', false)::text) END AS notified
+        'date_updated', s.updated_at, 'cell', 'cel' || lpad(:cell::text, 13, '0'), 'created', false, 'data', 'benchmark data', 'data_omitted', false)::text END AS event
       FROM records_set_cell('cel' || lpad(:cell::text, 13, '0'), md5(random()::text), ':user', 'pgv' || substr(md5(random()::text), 1, 13), 'Changed the cell of Column ' || :c) s
-     WHERE size.bytes <= 1048576) s ON true;
+     WHERE size.bytes <= 1048576 OFFSET 0) s ON true;
 COMMIT;
+SELECT set_config('synchronous_commit', 'off', true), count(pg_notify(e->>0, e->>1))
+  FROM json_array_elements(json_build_array(json_build_array('records_rows', json_build_object('kind', 'cell', 'row', 'row' || lpad(:n::text, 13, '0'), 'data', 'benchmark data')::text))) AS e;

@@ -162,6 +162,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: FastifyIns
     database, databaseUrl: config.databaseUrl, log: app.log, metrics,
     tokenIdleMinutes: config.tokenIdleMinutes, streamsPerCredential: config.liveStreamsPerCredential,
   });
+  // A batch of live events that could not be sent (db/after-commit.ts) is logged and dropped.
+  database.publisher.onError = (err) => app.log.warn({ err }, 'live events not sent');
   // Every process serves streams (workers or not): listening and the re-check run in each.
   jobs.register(liveStreamCheck(live));
   app.addHook('onReady', () => live.start());

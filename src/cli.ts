@@ -8,6 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { openDatabase, query, type Database, type Db } from './db/client.js';
+import type { Publisher } from './db/after-commit.js';
 import { credentials, organizations } from './db/schema.js';
 import { ApiError } from './core/errors.js';
 import { validationBody } from './core/error-handler.js';
@@ -403,7 +404,7 @@ async function openapi(config: Config) {
   const { buildApp } = await import('./app.js');
   const noDatabase = new Proxy({}, { get: () => { throw new Error('the openapi command does not use the database'); } });
   const database: Database = {
-    kind: 'pglite', db: noDatabase as Db, pool: null, migrate: async () => {}, close: async () => {},
+    kind: 'pglite', db: noDatabase as Db, pool: null, migrate: async () => {}, close: async () => {}, publisher: noDatabase as Publisher,
   };
   const { app } = await buildApp({ config: { ...config, databaseUrl: null, logLevel: 'silent' }, database, workers: false });
   try {

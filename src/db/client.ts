@@ -6,6 +6,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import type * as schema from './schema.js';
+import { Publisher, publishAfterCommit, publishSql } from './after-commit.js';
+import { genericTwin } from '../core/prepared.js';
 
 /** A Drizzle handle on either engine, or a transaction of one: the same API for both. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -22,7 +24,12 @@ export interface Database {
   genericPool?: pg.Pool | null;
   /** The embedded engine (PGlite only), for LISTEN/NOTIFY within the process. */
   pglite?: PGlite | null;
+  /** Sends the live events of committed writes (db/after-commit.ts). */
+  publisher: Publisher;
 }
+
+/** What an engine's module opens: a Database but for the publisher openDatabase adds. */
+export type OpenedDatabase = Omit<Database, 'publisher'>;
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -40,8 +47,22 @@ export interface OpenOptions {
  * when it is the one opened.
  */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return (await import('./postgres.js')).openPostgres({ ...options, databaseUrl: options.databaseUrl });
-  return (await import('./pglite.js')).openPglite(options);
+  const opened = options.databaseUrl
+    ? (await import('./postgres.js')).openPostgres({ ...options, databaseUrl: options.databaseUrl })
+    : await (await import('./pglite.js')).openPglite(options);
+  // Writes queue their live events on their transaction; they go out once it has committed.
+  const { db } = opened;
+  const publisher = new Publisher((batch) => db.execute(publishSql(batch)));
+  publishAfterCommit(db, publisher);
+  if (opened.kind === 'postgres') publishAfterCommit(genericTwin(db), publisher);
+  return {
+    ...opened,
+    publisher,
+    async close() {
+      await publisher.drain();
+      await opened.close();
+    },
+  };
 }
 
 /** Runs a raw query and returns its rows, on either engine. */

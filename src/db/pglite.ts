@@ -12,10 +12,10 @@ import { traceQuery, tracingOn } from '../core/tracing.js';
 import { lockDataFolder } from './folder-lock.js';
 import { initFromTemplate } from './template.js';
 import { queryCounter } from '../core/query-count.js';
-import { MIGRATIONS_DIR, type Database, type Db, type OpenOptions } from './client.js';
+import { MIGRATIONS_DIR, type OpenedDatabase, type Db, type OpenOptions } from './client.js';
 
 /** Opens (or makes, from the build's template) the embedded database under `options.dataDir`. */
-export async function openPglite(options: OpenOptions): Promise<Database> {
+export async function openPglite(options: OpenOptions): Promise<OpenedDatabase> {
   const dir = path.join(options.dataDir, 'pgdata');
   fs.mkdirSync(dir, { recursive: true });
   // One process per embedded database: a second one is refused (db/folder-lock.ts).

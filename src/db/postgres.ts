@@ -7,7 +7,7 @@ import * as schema from './schema.js';
 import { tracePgQuery, tracingOn } from '../core/tracing.js';
 import { queryCounter } from '../core/query-count.js';
 import { planGenerically } from '../core/prepared.js';
-import { MIGRATIONS_DIR, type Database, type Db, type OpenOptions } from './client.js';
+import { MIGRATIONS_DIR, type OpenedDatabase, type Db, type OpenOptions } from './client.js';
 import { COMMIT_WITH, OPENING, PipelinedQuery, noAnswer } from './pipelined.js';
 
 // Any constant shared by every process of the service: serializes concurrent migrations.
@@ -170,7 +170,7 @@ function newPool(options: OpenOptions & { databaseUrl: string }, planCacheMode: 
 }
 
 /** Opens the PostgreSQL database of `options.databaseUrl`. */
-export function openPostgres(options: OpenOptions & { databaseUrl: string }): Database {
+export function openPostgres(options: OpenOptions & { databaseUrl: string }): OpenedDatabase {
   const timeoutMs = (options.statementTimeoutSeconds ?? 30) * 1000;
   // Plan each execution for its parameters: a generic plan of a prepared statement
   // cannot see that a row's sid picks a few versions out of millions.

@@ -173,6 +173,26 @@ describe('live changes', () => {
     assert.equal(s.events.filter((e) => e.data.row === row.sid).length, 2, 'the refused write sent nothing');
   });
 
+  test('an event is sent once its write has committed: a PATCH refused after its statement wrote (If-Match, out of credits) sends nothing, the next one its own', async () => {
+    // Under If-Match the cell's statement writes the cell and the version and builds the
+    // event; the debit after it finds no credits and the transaction rolls back.
+    const paid = await newWorkspace({ label: 'rsafter', rows: 0, allRoles: false, widgets: { dear: { price: '0.40' }, free: { price: '0' } }, columns: { dear: 'dear', free: 'free' } });
+    const api = paid.projectAdmin.api;
+    const s = await open(api, { table__sid: paid.table.sid });
+    const row = await createRow(paid, { name: 'After commit' });
+    const dear = await createCell(api, paid.org.sid, row.sid, paid.columns.dear.sid, 'd1');
+    expectStatus(await patchCell(api, dear.sid, 'd2'), 200, '$0.20 left');
+    await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.data === 'd2', 'the paid change');
+    const etag = (await api.get(recordPaths.cellDetail(dear.sid))).headers.get('etag')!;
+    const refused = await api.patch(recordPaths.cellDetail(dear.sid), { data: 'd3' }, { headers: { 'if-match': etag } });
+    assert.equal(refused.status, 406, refused.text);
+    const free = await createCell(api, paid.org.sid, row.sid, paid.columns.free.sid, 'f1');
+    const { event } = await s.waitFor((e) => ofRow(row.sid, 'cell')(e) && e.data.cell === free.sid, 'the next write');
+    assert.equal(event.data.version, 4, 'created, d1, d2, then the free cell: the refused write made no version');
+    assert.deepEqual(s.events.filter((e) => e.data.row === row.sid).map((e) => [e.event, e.data.data ?? null, e.data.version]),
+      [['row', null, 1], ['cell', 'd1', 2], ['cell', 'd2', 3], ['cell', 'f1', 4]], 'nothing of the refused write');
+  });
+
   test('row__sid: only that row; the session cookie alone opens the stream', async () => {
     const [mine, other] = [await createRow(ws, { name: 'Mine' }), await createRow(ws, { name: 'Other' })];
     const session = await anonymous.post('/accounts/session/', { username: ws.projectView.email, password: ws.projectView.password });

@@ -82,12 +82,20 @@ if (DB_KIND === 'postgres') {
       const row = expectStatus(await ws.api.post(recordPaths.rowList(ws.org.sid, 'detail', { table__sid: ws.table.sid, project__sid: ws.project.sid }), { name: 'Counted' }), 201).json;
 
       // Background work (the jobs, the live listener) may share a window: the fewest of five is the request's.
+      // So may the process's sending of live events (db/after-commit.ts): once a write has
+      // committed, its events go out with those of every write committed meanwhile, in a
+      // statement of their own that nobody waits for; a round trip of that statement alone
+      // is the process's, not the request's.
+      const publishing = (sql: string) => sql.includes('pg_notify(e->>0, e->>1)');
       const measure = async (request: () => Promise<unknown>) => {
         let fewest: { trips: number; statements: typeof counter.statements } | null = null;
         for (let i = 0; i < 5; i += 1) {
           counter.reset();
           await request();
-          if (!fewest || counter.roundTrips < fewest.trips) fewest = { trips: counter.roundTrips, statements: counter.statements };
+          const byTrip = new Map<number | undefined, string[]>();
+          for (const st of counter.statements) byTrip.set(st.trip, [...(byTrip.get(st.trip) ?? []), st.sql]);
+          const trips = counter.roundTrips - [...byTrip.values()].filter((sqls) => sqls.every(publishing)).length;
+          if (!fewest || trips < fewest.trips) fewest = { trips, statements: counter.statements };
         }
         return fewest!;
       };

@@ -8,7 +8,8 @@ import { newSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { cells, rows } from '../../db/schema.js';
 import { appendVersion } from '../versions/append.js';
-import { cellEvent, emitRowChange, emitRowsCreated, type RowChange } from '../rows/live.js';
+import { cellEvent, emitRowChange, emitRowsCreated, RECORD_CHANNEL, type RowChange } from '../rows/live.js';
+import { notifyAfterCommit } from '../../db/after-commit.js';
 import { mentionsIn, notifyMentions } from '../notifications/mentions.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import type { Plan } from './plan.js';
@@ -238,10 +239,11 @@ export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'up
   if (changes.length) await emitRowChange(w.tx, { rowSid: plan.row.sid, userSid: w.userSid, version, changes });
   for (const c of plan.cells) await mentions(w, { sid: plan.row.sid, name: plan.name ?? plan.row.name }, c.column.name, plan.row.cells[c.column.sid]?.data ?? '', c.data);
   for (const c of written) {
-    await query(w.tx, sql`SELECT ${cellEvent({
+    const [made] = await query<{ event: string }>(w.tx, sql`SELECT ${cellEvent({
       organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, open: plan.row.open_to_organization, version, userSid: w.userSid,
       dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
-    })}`);
+    })} AS event`);
+    notifyAfterCommit(w.tx, RECORD_CHANNEL, [made.event]);
   }
 }
 

@@ -1,7 +1,7 @@
 // Live delivery of notifications: on the process's one LISTEN (core/live), each event is
-// fanned out to that process's open streams by recipient. sendNotifications() emits with
-// pg_notify inside the sending transaction, so an event is heard only once it has
-// committed, by every process on the same PostgreSQL database (and, on PGlite, by this
+// fanned out to that process's open streams by recipient. sendNotifications() queues its
+// events on the sending transaction and they are sent once it has committed
+// (db/after-commit.ts), so an event is heard only then, by every process on the same PostgreSQL database (and, on PGlite, by this
 // process).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';

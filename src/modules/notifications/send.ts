@@ -1,8 +1,10 @@
 // Sending notifications: the one way any part of the service (the API, mentions, record
 // changes, the workflow engine) notifies members. Everything happens in the caller's
-// transaction: the notifications, their outbox mail and the live event commit together.
+// transaction: the notifications and their outbox mail commit together, and the live
+// events are sent once they have (db/after-commit.ts).
 import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
+import { notifyAfterCommit } from '../../db/after-commit.js';
 import { newSid } from '../../core/ids.js';
 import { errors } from '../../core/errors.js';
 import { enqueueMailSql } from '../../mail/outbox.js';
@@ -84,8 +86,8 @@ export interface SendOutcome {
  * Sends a notification to each recipient (one copy per distinct recipient), in the
  * caller's transaction `tx`: queues an email for each recipient whose
  * should_receive_notification_email is on, or for every recipient when `shouldEmail`;
- * and emits the live event with pg_notify, which listeners hear only after commit (on
- * PGlite too). No recipient, or one that is not personnel of the organization: 400 on
+ * and sends each recipient's live event once the transaction has committed
+ * (db/after-commit.ts; on PGlite too). No recipient, or one that is not personnel of the organization: 400 on
  * `to`. Personnel who are no longer active members (archived, past date_end) are
  * skipped. A sender must be personnel of the organization. Returns the sids of the
  * notifications created, in the order of `recipientSids`. One statement, one round trip.
@@ -135,7 +137,7 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
     date_created: string | null; date_updated: string | null;
     recipients_ok: boolean; sender_ok: boolean; parent_ok: boolean; quota_taken: boolean;
     sender_sid: string | null; sender_user_sid: string | null; sender_name: string | null; parent_name: string | null;
-    mailed: number; notified: number;
+    mailed: number; events: string[] | null;
   }>(db, sql`
     WITH input AS (
       SELECT ${org}::text AS org, ${input.senderSid}::text AS sender, ${input.name}::text AS name, ${input.body}::text AS body,
@@ -171,8 +173,8 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
         FROM made m JOIN found f ON f.new_sid = m.sid CROSS JOIN input i
         JOIN organizations o ON o.sid = i.org LEFT JOIN sender s ON TRUE
        WHERE f.mailable`)}),
-    notified AS (
-      SELECT pg_notify(${NOTIFICATION_CHANNEL}, CASE WHEN octet_length(e.payload) < ${MAX_PAYLOAD_BYTES} THEN e.payload ELSE e.shortened END)
+    events AS (
+      SELECT f.ord, CASE WHEN octet_length(e.payload) < ${MAX_PAYLOAD_BYTES} THEN e.payload ELSE e.shortened END AS payload
         FROM made m JOIN found f ON f.new_sid = m.sid CROSS JOIN input i LEFT JOIN sender s ON TRUE,
              LATERAL (SELECT ${item(sql`i.name`, sql`s.name`)} AS payload, ${item(cut(sql`i.name`), cut(sql`s.name`))} AS shortened) e
     )
@@ -180,9 +182,10 @@ export async function sendInOneStatement(db: Db, input: NotificationInput, condi
            ${isoTimestamp(sql`m.date_created`)} AS date_created, ${isoTimestamp(sql`m.date_updated`)} AS date_updated,
            c.recipients_ok, c.sender_ok, c.parent_ok, (SELECT ok FROM go) AS quota_taken,
            s.sid AS sender_sid, s.user_sid AS sender_user_sid, s.name AS sender_name, (SELECT name FROM parent) AS parent_name,
-           (SELECT count(*) FROM mailed)::int AS mailed, (SELECT count(*) FROM notified)::int AS notified
+           (SELECT count(*) FROM mailed)::int AS mailed, (SELECT array_agg(payload ORDER BY ord) FROM events) AS events
       FROM found f CROSS JOIN checked c LEFT JOIN sender s ON TRUE LEFT JOIN made m ON m.sid = f.new_sid
      ORDER BY f.ord`);
+  notifyAfterCommit(db, NOTIFICATION_CHANNEL, first.events ?? []);
   const all = [first, ...others];
   return {
     recipients: all.map((r) => ({

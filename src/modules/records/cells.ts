@@ -12,7 +12,8 @@ import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { cells } from '../../db/schema.js';
 import { refuseOversize, rowSize } from './size.js';
-import { cellEvent } from './events.js';
+import { cellEvent, RECORD_CHANNEL } from './events.js';
+import { notifyAfterCommit } from '../../db/after-commit.js';
 import { checkCellData, kindOfColumn } from '../widgets/kinds.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import { writeRow, type Written } from './write.js';
@@ -103,23 +104,24 @@ function debitValues(w: CellSet, row: RowRef, cell: string, created: boolean): R
  * with the new cell and the row's cell in the column if it has one; only when it has none
  * and the size is within ROW_MAX_BYTES, records_create_cell (the cell, then the row's
  * version), the cell's live event and (`priced`) the debit. `last` and `commit` as
- * changeSql's.
+ * changeSql's. The conditions gate the function because its subquery is planned on its
+ * own (OFFSET 0): pulled up into the join, the function would run before them.
  */
 function createSql(priced: boolean, last: boolean, commit: boolean): SQL {
   const debit = last ? sql`records_refuse_unless(${debitSql()} IS NOT NULL, ${RAISED.noCredits}, ${ph('row')})` : sql`${debitSql()} IS NOT NULL`;
   const statement = sql`
     WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })}),
          found AS (SELECT (SELECT sid FROM cells WHERE row_sid = ${ph('row')} AND column_sid = ${ph('column')}) AS existing)
-    SELECT size.bytes, found.existing, s.new_version, s.updated_at,
+    SELECT size.bytes, found.existing, s.new_version, s.updated_at, s.event,
            ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} END` : sql`NULL::boolean`} AS paid
            ${last ? sql`, records_refuse_unless(size.bytes <= ${ph('max')} OR found.existing IS NOT NULL, ${RAISED.oversize}, size.bytes::text) AS sized` : sql``}
       FROM size CROSS JOIN found LEFT JOIN LATERAL (
         SELECT s.*, ${cellEvent({
           organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
           userSid: ph('user'), dateUpdated: sql`s.updated_at`, cell: ph('cell'), column: ph('column'), created: true, data: ph('data'),
-        })} AS notified
+        })} AS event
           FROM records_create_cell(${ph('cell')}, ${ph('org')}, ${ph('row')}, ${ph('column')}, ${ph('widget')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
-         WHERE size.bytes <= ${ph('max')} AND found.existing IS NULL) s ON true`;
+         WHERE size.bytes <= ${ph('max')} AND found.existing IS NULL OFFSET 0) s ON true`;
   return commit ? sql`${statement}${sql.raw(COMMIT_WITH)}` : statement;
 }
 
@@ -138,12 +140,13 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { c
       const priced = Number(w.column.price) !== 0;
       const last = options.last === true;
       const commit = last && quietConsequences(w, options.createdBy);
-      const [made] = await runBuilt<{ bytes: number; existing: string | null; new_version: number | null; updated_at: string | null; paid: boolean | null }>(
+      const [made] = await runBuilt<{ bytes: number; existing: string | null; new_version: number | null; updated_at: string | null; event: string | null; paid: boolean | null }>(
         tx, `records/cells:create:${priced}:${last}:${commit}`, () => createSql(priced, last, commit), {
           cell: sid, org: w.organizationSid, row: w.rowSid, column: w.column.sid, widget: w.column.widgetSid, data: w.data, user: w.userSid,
           max: w.rowMaxBytes, version: newSid(), activity, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...debitValues(w, row, sid, true),
         });
+      notifyAfterCommit(tx, RECORD_CHANNEL, [made.event]);
       if (made.existing) throw errors.field('column', `The row already has a cell in this column (${made.existing}); PATCH that cell instead.`);
       refuseOversize(made.bytes, w.rowMaxBytes, 'data');
       return {
@@ -172,7 +175,8 @@ const RAISED = { oversize: 'RS101', noCredits: 'RS102' } as const;
  * with the new data; only when it is within ROW_MAX_BYTES, records_set_cell (the cell,
  * then the row's version) and, when it changed, the live event and (`priced`) the debit.
  * `last`: the write's refusals (past ROW_MAX_BYTES, unpaid) are raised by the statement
- * (RAISED), and `commit` sends the transaction's COMMIT with it (db/pipelined.ts).
+ * (RAISED), and `commit` sends the transaction's COMMIT with it (db/pipelined.ts). The
+ * size gates records_set_cell as in createSql (OFFSET 0).
  */
 function changeSql(priced: boolean, last: boolean, commit: boolean): SQL {
   const debit = last
@@ -180,16 +184,16 @@ function changeSql(priced: boolean, last: boolean, commit: boolean): SQL {
     : sql`${debitSql()} IS NOT NULL`;
   const statement = sql`
     WITH size AS (${rowSize(ph('row'), { column: ph('column'), data: ph('data') })})
-    SELECT size.bytes, s.new_version, s.previous_data, s.updated_at,
+    SELECT size.bytes, s.new_version, s.previous_data, s.updated_at, s.event,
            ${priced ? sql`CASE WHEN s.new_version IS NOT NULL THEN ${debit} END` : sql`NULL::boolean`} AS paid
            ${last ? sql`, records_refuse_unless(size.bytes <= ${ph('max')}, ${RAISED.oversize}, size.bytes::text) AS sized` : sql``}
       FROM size LEFT JOIN LATERAL (
         SELECT s.*, CASE WHEN s.new_version IS NOT NULL THEN ${cellEvent({
           organization: ph('org'), table: ph('table'), project: ph('project'), row: ph('row'), open: ph('open'), version: sql`s.new_version`,
           userSid: ph('user'), dateUpdated: sql`s.updated_at`, cell: ph('cell'), column: ph('column'), created: false, data: ph('data'),
-        })} END AS notified
+        })} END AS event
           FROM records_set_cell(${ph('cell')}, ${ph('data')}, ${ph('user')}, ${ph('version')}, ${ph('activity')}) s
-         WHERE size.bytes <= ${ph('max')}) s ON true`;
+         WHERE size.bytes <= ${ph('max')} OFFSET 0) s ON true`;
   return commit ? sql`${statement}${sql.raw(COMMIT_WITH)}` : statement;
 }
 
@@ -233,12 +237,13 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
       // event and the debit (the debit consequence refuses the write when it was not paid).
       const priced = Number(w.column.price) !== 0;
       const commit = last && quietConsequences(w, rowCreatedBy);
-      const [set] = await runBuilt<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; paid: boolean | null }>(
+      const [set] = await runBuilt<{ bytes: number; new_version: number | null; previous_data: string | null; updated_at: string | null; event: string | null; paid: boolean | null }>(
         tx, `records/cells:change:${priced}:${last}:${commit}`, () => changeSql(priced, last, commit), {
           row: row.sid, column: w.column.sid, data: w.data, user: w.userSid, cell: cellSid, max: w.rowMaxBytes, version: newSid(), activity,
           org: row.organization_sid, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...debitValues(w, row, cellSid, false),
         });
+      notifyAfterCommit(tx, RECORD_CHANNEL, [set.event]);
       refuseOversize(set.bytes, w.rowMaxBytes, 'data');
       if (set.new_version === null) {
         unchanged = { version: null, before: set.previous_data!, data: w.data, dateUpdated: set.updated_at! };

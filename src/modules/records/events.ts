@@ -1,8 +1,9 @@
-// A row's and a cell's live events (GET /tables/row/stream/ hears them): emitted with
-// pg_notify inside the write's transaction, so each is heard only once it has committed.
-// The streams that hear them are rows/live.ts's.
+// A row's and a cell's live events (GET /tables/row/stream/ hears them): their payloads are
+// built by the write's statements and sent once its transaction has committed
+// (db/after-commit.ts), so each is heard only then. The streams that hear them are rows/live.ts's.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { query, type Db } from '../../db/client.js';
+import { notifyAfterCommit } from '../../db/after-commit.js';
 import { personnel } from '../../db/schema.js';
 import { isoTimestamp, personName } from '../../core/sql.js';
 
@@ -61,26 +62,28 @@ const projectsJson = (rowSid: SQL | string, projectSid: SQL | string) => sql`(SE
 const by = sql`CASE WHEN ${personnel.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${personnel.sid}, 'name', ${personName(personnel)}) END`;
 const author = (userSid: string) => sql`LEFT JOIN ${personnel} ON ${personnel.organizationSid} = r.organization_sid AND ${personnel.userSid} = ${userSid}`;
 
-/** Emits the change of row `rowSid` (its state now, version `version`, by `userSid`) in the caller's transaction. */
+/** Reads the event of row `rowSid`'s change (its state now, version `version`, by `userSid`) and sends it when the caller's transaction commits. */
 export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: string; version: number; changes: RowChange[] }): Promise<void> {
-  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
+  const events = await query<{ event: string }>(tx, sql`SELECT json_build_object(
       'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid,
       'projects', ${projectsJson(sql`r.sid`, sql`r.project_sid`)}, 'row', r.sid, 'open', r.open_to_organization,
       'version', ${change.version}::int, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
-      'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
+      'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text AS event
     FROM record_rows r ${author(change.userSid)}
    WHERE r.sid = ${change.rowSid}`);
+  notifyAfterCommit(tx, RECORD_CHANNEL, events.map((e) => e.event));
 }
 
-/** Emits the creation of many rows (version 1, by `userSid`) in one statement: an import's batch. */
+/** The events of many rows created (version 1, by `userSid`), read in one statement and sent at commit: an import's batch. */
 export async function emitRowsCreated(tx: Db, rowSids: string[], userSid: string): Promise<void> {
   if (!rowSids.length) return;
-  await tx.execute(sql`SELECT pg_notify(${RECORD_CHANNEL}, json_build_object(
+  const events = await query<{ event: string }>(tx, sql`SELECT json_build_object(
       'kind', 'row', 'organization', r.organization_sid, 'table', r.table_sid, 'project', r.project_sid, 'row', r.sid,
       'open', r.open_to_organization, 'version', r.version, 'by', ${by}, 'date_updated', ${isoTimestamp(sql`r.date_updated`)},
-      'changes', '["created"]'::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text)
+      'changes', '["created"]'::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text AS event
     FROM record_rows r ${author(userSid)}
    WHERE r.sid = ANY(string_to_array(${rowSids.join(',')}, ','))`);
+  notifyAfterCommit(tx, RECORD_CHANNEL, events.map((e) => e.event));
 }
 
 /** What a cell's event is built from: values, or SQL over the statement's tables. */
@@ -101,12 +104,13 @@ export interface CellEventValues {
 }
 
 /**
- * The pg_notify() call of a cell's event, as an expression: the cell writes put it in the
- * statement that appends the row's version (no round trip of its own).
+ * The payload of a cell's event, as an expression: the cell writes put it in the statement
+ * that appends the row's version (no round trip of its own) and send what it returns with
+ * notifyAfterCommit.
  */
 export function cellEvent(e: CellEventValues): SQL {
   const data = sql`${e.data}::text`;
-  return sql`pg_notify(${RECORD_CHANNEL}, json_build_object(
+  return sql`(json_build_object(
       'kind', 'cell', 'organization', ${e.organization}::text, 'table', ${e.table}::text, 'project', ${e.project}::text,
       'projects', ${projectsJson(e.row, e.project)}, 'row', ${e.row}::text, 'open', ${e.open}::boolean,
       'version', ${e.version}::int,

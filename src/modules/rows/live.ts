@@ -1,6 +1,6 @@
 // Live record changes (GET /tables/row/stream/): every change of a row or a cell is
-// emitted with pg_notify inside the write's transaction (records/events.ts), so it is heard
-// only once it has committed, by every server process on the same PostgreSQL database (and,
+// sent once the write's transaction has committed (records/events.ts, db/after-commit.ts),
+// so it is heard only then, by every server process on the same PostgreSQL database (and,
 // on PGlite, by this process). The process's one LISTEN (core/live) hands each change to the
 // streams of its table.
 import type { FastifyBaseLogger } from 'fastify';

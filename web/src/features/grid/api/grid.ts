@@ -15,6 +15,8 @@ export interface GridCell {
   data: string;
   /** Who last changed it, when a live change said so (the name of a member). */
   by?: string;
+  /** The row's version this value is of, when a change set it (else the page's `base`). */
+  version?: number;
 }
 
 /** A row as the grid shows it: the row's fields and its cells keyed by column sid. */
@@ -24,6 +26,10 @@ export interface GridRow {
   is_locked: boolean;
   is_archived: boolean;
   version: number;
+  /** The row's version when its page was read: what it shows is of that version until a change says otherwise. */
+  base: number;
+  /** The version the name, lock and archive shown are of. */
+  fieldsVersion: number;
   change_permission: boolean;
   cells: Record<string, GridCell>;
 }
@@ -51,6 +57,8 @@ function toGridRow(row: GridRowAnswer): GridRow {
     is_locked: row.is_locked,
     is_archived: row.is_archived,
     version: row.version,
+    base: row.version,
+    fieldsVersion: row.version,
     change_permission: row.change_permission,
     cells,
   };
@@ -125,12 +133,11 @@ export function useSaveCell(key: GridKey) {
       });
     },
     onSuccess: (cell, { page, row, columnSid }, context) => {
-      patchRow(queryClient, key, page, row.sid, (r) => ({
-        ...r,
+      patchRow(queryClient, key, page, row.sid, (r) => {
         // The write made the next version; the live stream may have said so already.
-        version: Math.max(r.version, (context?.version ?? r.version) + 1),
-        cells: { ...r.cells, [columnSid]: { sid: cell.sid, data: cell.data } },
-      }));
+        const version = Math.max(r.version, (context?.version ?? r.version) + 1);
+        return { ...r, version, cells: { ...r.cells, [columnSid]: { sid: cell.sid, data: cell.data, version } } };
+      });
     },
     onSettled: (_data, _error, { row }) =>
       Promise.all([
@@ -169,7 +176,8 @@ export function useUpdateRow(key: GridKey) {
         name: updated.name,
         is_locked: updated.is_locked,
         is_archived: updated.is_archived,
-        version: updated.version,
+        version: Math.max(r.version, updated.version),
+        fieldsVersion: updated.version,
         change_permission: updated.change_permission,
       }));
       void queryClient.invalidateQueries({ queryKey: ['versions', row.sid] });

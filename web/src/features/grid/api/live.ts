@@ -21,15 +21,23 @@ async function cellData(change: CellChange): Promise<string> {
   return row.cells.find((cell) => cell.sid === change.cell)?.data ?? '';
 }
 
-/** Applies a change to the cached pages of the grid `key`, in place. */
+/**
+ * Applies a change to the cached pages of the grid `key`, in place. The changes of writes
+ * made through different server processes may arrive out of order: a change older than
+ * what a cell (or the row's name, lock and archive) shows is left out.
+ */
 async function applyToGrid(queryClient: QueryClient, key: GridKey, change: RecordChange) {
   if (change.kind === 'cell') {
     const data = change.data_omitted ? await cellData(change) : (change.data ?? '');
-    patchGridRow(queryClient, key, change.row, (row) => ({
-      ...row,
-      version: Math.max(row.version, change.version),
-      cells: { ...row.cells, [change.column]: { sid: change.cell, data, by: change.by?.name } },
-    }));
+    patchGridRow(queryClient, key, change.row, (row) =>
+      change.version <= (row.cells[change.column]?.version ?? row.base)
+        ? { ...row, version: Math.max(row.version, change.version) }
+        : {
+            ...row,
+            version: Math.max(row.version, change.version),
+            cells: { ...row.cells, [change.column]: { sid: change.cell, data, by: change.by?.name, version: change.version } },
+          },
+    );
     return;
   }
   if (change.changes.includes('created')) {
@@ -44,13 +52,18 @@ async function applyToGrid(queryClient: QueryClient, key: GridKey, change: Recor
     );
     return;
   }
-  patchGridRow(queryClient, key, change.row, (row) => ({
-    ...row,
-    name: change.name,
-    is_locked: change.is_locked,
-    is_archived: change.is_archived,
-    version: Math.max(row.version, change.version),
-  }));
+  patchGridRow(queryClient, key, change.row, (row) =>
+    change.version <= row.fieldsVersion
+      ? { ...row, version: Math.max(row.version, change.version) }
+      : {
+          ...row,
+          name: change.name,
+          is_locked: change.is_locked,
+          is_archived: change.is_archived,
+          version: Math.max(row.version, change.version),
+          fieldsVersion: change.version,
+        },
+  );
 }
 
 /** Keeps the open grid `key` live: each change of its rows lands in the cached pages. */
