@@ -23,6 +23,9 @@ interface Handle {
 
 const handles = new WeakMap<object, Handle>();
 
+/** How long the first event of a batch waits for others (ms). */
+const GATHER_MS = 10;
+
 /** The most events one statement sends. */
 const BATCH = 500;
 
@@ -51,8 +54,9 @@ export class Publisher {
   }
 
   private async run(): Promise<void> {
-    // The events of the writes that commit in this turn of the event loop go together.
-    await new Promise((resolve) => setImmediate(resolve));
+    // The events of the writes that commit within GATHER_MS go together: one statement for
+    // several writes rather than one each (a live event a few milliseconds later is not seen).
+    await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
     while (this.queue.length) {
       const batch = this.queue.splice(0, BATCH);
       try {
