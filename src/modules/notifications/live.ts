@@ -18,6 +18,11 @@ export interface Subscriber {
   /** When the stream opened (ms since the epoch): a catch-up never sends anything older. */
   openedAt: number;
   send(event: LiveEvent): void;
+  /**
+   * While the stream catches up from `Last-Event-ID`: the events heard meanwhile, held in
+   * the order heard and sent after what it missed (`release`), so it gets them oldest first.
+   */
+  held?: LiveEvent[];
 }
 
 const RECENT = 200;
@@ -77,7 +82,17 @@ export class LiveNotifications {
       return;
     }
     this.options.onEvent?.(event);
-    for (const subscriber of this.byUser.of(event.user_sid)) this.deliverTo(subscriber, event);
+    for (const subscriber of this.byUser.of(event.user_sid)) {
+      if (subscriber.held) subscriber.held.push(event);
+      else this.deliverTo(subscriber, event);
+    }
+  }
+
+  /** Ends `subscriber`'s catching up: the events heard meanwhile are sent, those it had already left out. */
+  release(subscriber: Subscriber): void {
+    const held = subscriber.held ?? [];
+    subscriber.held = undefined;
+    for (const event of held) this.deliverTo(subscriber, event);
   }
 
   /** After the LISTEN connection was back: what open streams may have missed meanwhile. */

@@ -84,12 +84,14 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
       ? [(await requireOrganizationMember(ctx.db, actor, only)).organizationSid]
       : await activeOrganizationsOf(ctx, actor.userSid);
     const lastEventId = request.headers['last-event-id'];
+    const catchingUp = typeof lastEventId === 'string' && isSid(lastEventId);
 
     const subscriber: Subscriber = {
       userSid: actor.userSid,
       organizations: new Set(organizations),
       openedAt: Date.now(),
       send: (event) => stream.send('notification', event.item, event.sid),
+      held: catchingUp ? [] : undefined,
     };
     let unsubscribe = () => {};
     const stream = await ctx.live.open(request, reply, actor,
@@ -97,8 +99,9 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
     if (stream.closed) return; // the client left already
     unsubscribe = live.subscribe(subscriber);
 
-    // Subscribed first, then caught up: an event arriving meanwhile is sent once (live dedupes by sid).
-    if (typeof lastEventId === 'string' && isSid(lastEventId)) {
+    // Subscribed first, then caught up: an event heard meanwhile is held and sent after what
+    // was missed, once (live dedupes by sid).
+    if (catchingUp) {
       try {
         const last = await findNotification(ctx.db, lastEventId);
         if (last && last.recipient_user_sid === actor.userSid) {
@@ -107,6 +110,8 @@ export function registerNotificationStream(app: FastifyInstance, ctx: AppContext
         }
       } catch (err) {
         request.log.warn({ error: safeMessage(err) }, 'notification stream: catching up failed');
+      } finally {
+        live.release(subscriber);
       }
     }
   });
