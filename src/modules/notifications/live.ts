@@ -1,8 +1,8 @@
 // Live delivery of notifications: on the process's one LISTEN (core/live), each event is
 // fanned out to that process's open streams by recipient. sendNotifications() queues its
 // events on the sending transaction and they are sent once it has committed
-// (db/after-commit.ts), so an event is heard only then, by every process on the same PostgreSQL database (and, on PGlite, by this
-// process).
+// (db/after-commit.ts), so an event is heard only then, by every process on the same
+// PostgreSQL database (and, on PGlite, by this process).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
 import type { LiveHub } from '../../core/live/hub.js';

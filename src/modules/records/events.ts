@@ -1,6 +1,7 @@
 // A row's and a cell's live events (GET /tables/row/stream/ hears them): their payloads are
 // built by the write's statements and sent once its transaction has committed
-// (db/after-commit.ts), so each is heard only then. The streams that hear them are rows/live.ts's.
+// (db/after-commit.ts), so each is heard only then. The streams that hear them are
+// rows/live.ts's.
 import { sql, type SQL } from 'drizzle-orm';
 import { query, type Db } from '../../db/client.js';
 import { notifyAfterCommit } from '../../db/after-commit.js';
