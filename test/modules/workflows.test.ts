@@ -16,6 +16,7 @@ import {
   verifyRow, type Workspace,
 } from '../helpers/records.ts';
 import { readMail } from '../helpers/mail.ts';
+import { openEventStream } from '../helpers/notifications.ts';
 
 // ------------------------------------------------------------------ paths --
 
@@ -550,6 +551,31 @@ describe('the engine', () => {
     const again = expectStatus(await trigger(admin.api, wf.sid, { trigger__sid: row.sid }), 200).json.execution;
     assert.equal(again.error, 'Step 1 "one" failed: Your organization does not have enough credits, contact sales@example.test!');
     await assertRowUnchanged(ws, row.sid, before, 'a failing first step');
+  });
+
+  test('live events: the cell changes of the steps that ran are heard, not the failed step\'s, whose write was rolled back after it had built its event', async () => {
+    // Each step runs in a savepoint of the execution's transaction: step 3's statement
+    // writes the cell and builds its event, its debit finds no credits, the savepoint rolls
+    // back and the execution commits as failed (db/after-commit.ts drops that step's event).
+    const ws = await newWorkspace({ label: 'wflive', widgets: { costly: { price: '0.40' } }, columns: { value: 'costly' }, allRoles: false });
+    const { admin, org } = ws;
+    const row = ws.rows[0];
+    const stream = await openEventStream(admin.api, withQuery('/tables/row/stream/', { table__sid: ws.table.sid }));
+    try {
+      const wf = await created(await admin.api.post(workflowList(org.sid), { name: 'Spend live' }), 'workflow');
+      for (const value of ['one', 'two', 'three']) {
+        await created(await admin.api.post(stepList(org.sid), { name: value, workflow: wf.sid, widget: BUILTIN.setCell, data: { column: ws.columns.value.name, value } }), 'step');
+      }
+      const execution = expectStatus(await trigger(admin.api, wf.sid, { trigger__sid: row.sid }), 200).json.execution;
+      assert.equal(execution.error, 'Step 3 "three" failed: Your organization does not have enough credits, contact sales@example.test!');
+      await stream.waitFor((e) => e.event === 'cell' && e.data.data === 'two', 'the second step');
+      // The failed step's event would have gone out with the others (one transaction); a later write's comes after.
+      expectStatus(await ws.projectAdmin.api.patch(recordPaths.rowDetail(row.sid), { name: 'After the workflow' }), 200);
+      await stream.waitFor((e) => e.event === 'row' && e.data.name === 'After the workflow', 'a later write');
+      assert.deepEqual(stream.events.filter((e) => e.event === 'cell' && e.data.row === row.sid).map((e) => [e.data.data, e.data.version]), [['one', 2], ['two', 3]]);
+    } finally {
+      stream.close();
+    }
   });
 
   test('templating: row, cells, variables and data; unknown references render empty and are logged; no prototype access', async () => {
