@@ -8,8 +8,7 @@ import { newSid } from '../../core/ids.js';
 import { isoTimestamp } from '../../core/sql.js';
 import { cells, rows } from '../../db/schema.js';
 import { appendVersion } from '../versions/append.js';
-import { cellEvent, emitRowChange, emitRowsCreated, RECORD_CHANNEL, type RowChange } from '../rows/live.js';
-import { notifyAfterCommit } from '../../db/after-commit.js';
+import { cellEvent, emitRowChange, emitRowsCreated, sendAfterCommit, type RowChange } from '../rows/live.js';
 import { mentionsIn, notifyMentions } from '../notifications/mentions.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import type { Plan } from './plan.js';
@@ -243,7 +242,7 @@ export async function updateRow(w: WriteContext, plan: Extract<Plan, { kind: 'up
       organization: w.organizationSid, table: w.tableSid, project: w.projectSid, row: plan.row.sid, open: plan.row.open_to_organization, version, userSid: w.userSid,
       dateUpdated: isoTimestamp(sql`now()`), cell: c.cell, column: c.column, created: c.created, data: c.data,
     })} AS event`);
-    notifyAfterCommit(w.tx, RECORD_CHANNEL, [made.event]);
+    sendAfterCommit(w.tx, [made.event]);
   }
 }
 

@@ -88,8 +88,8 @@ export interface SendOutcome {
  * should_receive_notification_email is on, or for every recipient when `shouldEmail`;
  * and sends each recipient's live event once the transaction has committed
  * (db/after-commit.ts; on PGlite too). No recipient, or one that is not personnel of the
- * organization: 400 on `to`. Personnel who are no longer active members (archived, past date_end) are
- * skipped. A sender must be personnel of the organization. Returns the sids of the
+ * organization: 400 on `to`. Personnel who are no longer active members (archived, past
+ * date_end) are skipped. A sender must be personnel of the organization. Returns the sids of the
  * notifications created, in the order of `recipientSids`. One statement, one round trip.
  */
 export async function sendNotifications(tx: Db, input: NotificationInput): Promise<string[]> {

@@ -12,8 +12,7 @@ import { errors } from '../../core/errors.js';
 import { newSid } from '../../core/ids.js';
 import { cells } from '../../db/schema.js';
 import { refuseOversize, rowSize } from './size.js';
-import { cellEvent, RECORD_CHANNEL } from './events.js';
-import { notifyAfterCommit } from '../../db/after-commit.js';
+import { cellEvent, sendAfterCommit } from './events.js';
 import { checkCellData, kindOfColumn } from '../widgets/kinds.js';
 import { FILE_KIND, resolveFileCell } from '../files/cells.js';
 import { writeRow, type Written } from './write.js';
@@ -146,7 +145,7 @@ export async function insertLocked(tx: Db, w: CellSet, row: RowRef, options: { c
           max: w.rowMaxBytes, version: newSid(), activity, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...debitValues(w, row, sid, true),
         });
-      notifyAfterCommit(tx, RECORD_CHANNEL, [made.event]);
+      sendAfterCommit(tx, [made.event]);
       if (made.existing) throw errors.field('column', `The row already has a cell in this column (${made.existing}); PATCH that cell instead.`);
       refuseOversize(made.bytes, w.rowMaxBytes, 'data');
       return {
@@ -243,7 +242,7 @@ export async function changeLocked(tx: Db, sent: CellSet, row: RowRef, cellSid: 
           org: row.organization_sid, table: row.table_sid, project: row.project_sid, open: row.open_to_organization,
           ...debitValues(w, row, cellSid, false),
         });
-      notifyAfterCommit(tx, RECORD_CHANNEL, [set.event]);
+      sendAfterCommit(tx, [set.event]);
       refuseOversize(set.bytes, w.rowMaxBytes, 'data');
       if (set.new_version === null) {
         unchanged = { version: null, before: set.previous_data!, data: w.data, dateUpdated: set.updated_at! };

@@ -63,6 +63,11 @@ const projectsJson = (rowSid: SQL | string, projectSid: SQL | string) => sql`(SE
 const by = sql`CASE WHEN ${personnel.sid} IS NULL THEN NULL ELSE json_build_object('sid', ${personnel.sid}, 'name', ${personName(personnel)}) END`;
 const author = (userSid: string) => sql`LEFT JOIN ${personnel} ON ${personnel.organizationSid} = r.organization_sid AND ${personnel.userSid} = ${userSid}`;
 
+/** Sends the record events `payloads` (built by a write's statement) once `tx` has committed. */
+export function sendAfterCommit(tx: Db, payloads: readonly (string | null)[]): void {
+  notifyAfterCommit(tx, RECORD_CHANNEL, payloads);
+}
+
 /** Reads the event of row `rowSid`'s change (its state now, version `version`, by `userSid`) and sends it when the caller's transaction commits. */
 export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: string; version: number; changes: RowChange[] }): Promise<void> {
   const events = await query<{ event: string }>(tx, sql`SELECT json_build_object(
@@ -72,7 +77,7 @@ export async function emitRowChange(tx: Db, change: { rowSid: string; userSid: s
       'changes', ${JSON.stringify(change.changes)}::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text AS event
     FROM record_rows r ${author(change.userSid)}
    WHERE r.sid = ${change.rowSid}`);
-  notifyAfterCommit(tx, RECORD_CHANNEL, events.map((e) => e.event));
+  sendAfterCommit(tx, events.map((e) => e.event));
 }
 
 /** The events of many rows created (version 1, by `userSid`), read in one statement and sent at commit: an import's batch. */
@@ -84,7 +89,7 @@ export async function emitRowsCreated(tx: Db, rowSids: string[], userSid: string
       'changes', '["created"]'::json, 'name', r.name, 'is_locked', r.is_locked, 'is_archived', r.is_archived)::text AS event
     FROM record_rows r ${author(userSid)}
    WHERE r.sid = ANY(string_to_array(${rowSids.join(',')}, ','))`);
-  notifyAfterCommit(tx, RECORD_CHANNEL, events.map((e) => e.event));
+  sendAfterCommit(tx, events.map((e) => e.event));
 }
 
 /** What a cell's event is built from: values, or SQL over the statement's tables. */
@@ -107,7 +112,7 @@ export interface CellEventValues {
 /**
  * The payload of a cell's event, as an expression: the cell writes put it in the statement
  * that appends the row's version (no round trip of its own) and send what it returns with
- * notifyAfterCommit.
+ * sendAfterCommit.
  */
 export function cellEvent(e: CellEventValues): SQL {
   const data = sql`${e.data}::text`;

@@ -8,7 +8,7 @@ import type { LiveHub } from '../../core/live/hub.js';
 import { Fanout } from '../../core/live/fanout.js';
 
 export {
-  RECORD_CHANNEL, EVENT_DATA_LIMIT, emitRowChange, emitRowsCreated, cellEvent,
+  RECORD_CHANNEL, EVENT_DATA_LIMIT, emitRowChange, emitRowsCreated, cellEvent, sendAfterCommit,
   type RowChange, type RowEvent, type CellEvent, type RecordEvent, type CellEventValues,
 } from '../records/events.js';
 import { RECORD_CHANNEL, type RecordEvent } from '../records/events.js';
