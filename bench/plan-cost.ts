@@ -26,7 +26,7 @@ const SIZE: SeedSize = {
   personnel: 20, projects: 2, tables: 3, columnsPerTable: 2, rows: 40, smallTableRows: 4, longRowVersions: 600, recipients: 5,
   postRows: 10, workflows: 2, stepsPerWorkflow: 2,
 };
-const MODES = ['force_custom_plan', 'auto'] as const;
+const MODES = ['force_custom_plan', 'auto', 'force_generic_plan'] as const;
 
 async function main() {
   const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -39,7 +39,7 @@ async function main() {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      console.log('scenario: statement | planning ms force_custom_plan → auto | execution ms force_custom_plan → auto');
+      console.log(`scenario: statement | planning ms ${MODES.join(' → ')} | execution ms ${MODES.join(' → ')}`);
       for (const scenario of scenarios) {
         await send(base, scenario);
         counter.reset();
@@ -65,10 +65,10 @@ async function main() {
             await client.query(`DEALLOCATE ${name}`);
             totals[mode] += median(timed[mode].planning) + median(timed[mode].execution);
           }
-          const f = (mode: string, what: 'planning' | 'execution') => median(timed[mode][what]).toFixed(3);
-          console.log(`${scenario.id}: ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 60)}… | ${f('force_custom_plan', 'planning')} → ${f('auto', 'planning')} | ${f('force_custom_plan', 'execution')} → ${f('auto', 'execution')}`);
+          const f = (what: 'planning' | 'execution') => MODES.map((mode) => median(timed[mode][what]).toFixed(3)).join(' → ');
+          console.log(`${scenario.id}: ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 60)}… | ${f('planning')} | ${f('execution')}`);
         }
-        console.log(`${scenario.id}: planning + execution per request, ms: ${totals.force_custom_plan.toFixed(3)} → ${totals.auto.toFixed(3)}`);
+        console.log(`${scenario.id}: planning + execution per request, ms: ${MODES.map((m) => totals[m].toFixed(3)).join(' → ')}`);
         captured.set(scenario.id, counter.statements.filter((s) => s.kind === 'extended' && s.params?.length));
         // PLAN_COST_DUMP=DIR: each scenario's statements and values as JSON, to try variants of them by hand.
         if (process.env.PLAN_COST_DUMP) {
@@ -101,7 +101,7 @@ async function main() {
             await client.query(`DEALLOCATE ${name}`);
             result[mode] = median(runs);
           }
-          console.log(`skew: warmed on ${a}, run on ${b}: ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 50)}… planning + execution ms ${result.force_custom_plan.toFixed(3)} → ${result.auto.toFixed(3)}`);
+          console.log(`skew: warmed on ${a}, run on ${b}: ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 50)}… planning + execution ms ${MODES.map((m) => result[m].toFixed(3)).join(' → ')}`);
         }
       }
     } finally {

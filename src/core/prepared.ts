@@ -21,12 +21,12 @@ const genericTwins = new WeakMap<object, Db>();
 
 /**
  * Statements run through `runPrepared(db, …, { generic: true })` go to `twin` instead of
- * `db`: PostgreSQL sessions under `plan_cache_mode = auto`, where a statement prepared on
- * the connection is planned for its values five times and then keeps a generic plan when
- * that costs no more. Only for statements whose best plan cannot depend on the values
- * (keys, a page of an organization's or a recipient's records); those over a row's
- * versions or a table's rows stay on `db` (`force_custom_plan`: planned for their values
- * every time). A transaction's handle has no twin: its statements stay in it.
+ * `db`: PostgreSQL sessions under `plan_cache_mode = force_generic_plan`, where a
+ * statement prepared on the connection is planned once, for no values, and keeps that
+ * plan. Only for statements whose best plan cannot depend on the values (keys, a page of
+ * an organization's or a recipient's records, a page of a table's rows in an order one of
+ * its indexes gives); those over a row's versions, or a table's rows filtered further,
+ * stay on `db` (`force_custom_plan`: planned for their values every time). A transaction's handle has no twin: its statements stay in it.
  */
 export function planGenerically(db: Db, twin: Db): void {
   genericTwins.set(db, twin);

@@ -176,11 +176,14 @@ export function openPostgres(options: OpenOptions & { databaseUrl: string }): Op
   // cannot see that a row's sid picks a few versions out of millions.
   const pool = newPool(options, 'force_custom_plan', timeoutMs);
   // The statements whose best plan does not depend on their values (a page of an
-  // organization's personnel, a recipient's inbox: keys and short ranges) run on a
-  // second pool whose sessions keep a generic plan once it costs no more than the custom
-  // ones (`auto`), saving the planning of every execution (core/prepared.ts,
-  // docs/performance.md). Its connections open only when such a statement runs.
-  const genericPool = newPool(options, 'auto', timeoutMs);
+  // organization's personnel, a recipient's inbox, a table's rows in one of its orders:
+  // keys and the index that gives the order) run on a second pool whose sessions plan a
+  // prepared statement once and keep that plan (`force_generic_plan`), saving the planning
+  // of every execution (core/prepared.ts, docs/performance.md). Not `auto`: it compares
+  // the generic plan's estimate with the custom plans' and, for the row page, kept
+  // planning it every time although the plan was the same. Its connections open only
+  // when such a statement runs.
+  const genericPool = newPool(options, 'force_generic_plan', timeoutMs);
   const db = drizzlePg(pool, { schema, logger: queryCounter }) as unknown as Db;
   const genericDb = drizzlePg(genericPool, { schema, logger: queryCounter }) as unknown as Db;
   planGenerically(db, genericDb);

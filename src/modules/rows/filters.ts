@@ -7,6 +7,17 @@ import { queryBool } from '../../core/schemas.js';
 import { containsPattern } from '../../core/sql.js';
 import type { RowLabiiFilter } from './schemas.js';
 
+/**
+ * Rows of table `tableSid` of organization `orgSid`. The organization is checked on the
+ * table, once a statement, not on each row (a row's organization is its table's): the
+ * table's sid is then the one key of record_rows the statement can search by, so a plan
+ * kept for any table (a generic plan) walks that table's index in the page's order, never
+ * the organization's (docs/performance.md, "A row page planned once").
+ */
+export function inTable(orgSid: string, tableSid: string): SQL {
+  return sql`${rows.tableSid} = ${tableSid} AND EXISTS (SELECT 1 FROM record_tables ot WHERE ot.sid = ${tableSid} AND ot.organization_sid = ${orgSid})`;
+}
+
 /** Rows of project `projectSid`: their first project, or one of the others. */
 export function inProject(projectSid: string): SQL {
   return sql`(${rows.projectSid} = ${projectSid} OR EXISTS (SELECT 1 FROM record_row_projects rp WHERE rp.row_sid = ${rows.sid} AND rp.project_sid = ${projectSid}))`;

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { rows } from '../../db/schema.js';
 import { containsPattern } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
-import { inProject } from './filters.js';
+import { inProject, inTable } from './filters.js';
 import { readableRows } from './access.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { rowCount } from './counts.js';
@@ -28,8 +28,7 @@ const GRID_ORDER_COLUMNS = { name: rows.name, date_created: rows.dateCreated, da
 
 export function gridWhere(orgSid: string, tableSid: string, membership: Membership, filter: GridFilter): SQL {
   return and(
-    eq(rows.organizationSid, orgSid),
-    eq(rows.tableSid, tableSid),
+    inTable(orgSid, tableSid),
     filter.project__sid !== undefined ? inProject(filter.project__sid) : undefined,
     filter.search ? sql`${rows.name} ILIKE ${containsPattern(filter.search)}` : undefined,
     filter.is_archived !== undefined ? eq(rows.isArchived, filter.is_archived) : undefined,
@@ -91,7 +90,7 @@ export async function gridRows(
   if (shape) {
     return counted(await runPrepared(db, gridQuery, shape, {
       org: orgSid, me: membership.personnelSid, table: tableSid, project: filter.project__sid, limit, offset,
-    }) as (GridRowRecord & { total: number })[]);
+    }, { generic: plannedOnce(filter) }) as (GridRowRecord & { total: number })[]);
   }
   return counted(await gridSelect(db, orgSid, tableSid, membership, filter, limit, offset) as (GridRowRecord & { total: number })[]);
 }
@@ -102,7 +101,7 @@ function gridSelect(
 ) {
   const { condition, order, total } = gridPage(db, orgSid, tableSid, membership, filter);
   return select(db, membership.personnelSid, { total, cells: gridCellsOfRow })
-    .where(inArray(rows.sid, pageOf(db, condition, order[0], order[1], limit, offset)))
+    .where(pageOf(db, condition, order[0], order[1], limit, offset))
     .orderBy(...order);
 }
 
@@ -115,6 +114,17 @@ function gridShape(membership: Membership, filter: GridFilter): string | null {
   if (filter.search || filter.project__sid === '') return null;
   const flag = (value: boolean | undefined) => (value === undefined ? '' : String(value));
   return [membership.role, filter.project__sid ? 'p' : '', flag(filter.is_archived), flag(filter.is_locked), filter.ordering ?? ''].join('|');
+}
+
+/**
+ * Whether a grid page's statement may keep one plan for every table (core/prepared.ts,
+ * generic): the table's rows in one of its orders, each of which an index of the table
+ * gives (record_rows_table_order_idx, _name_idx, _updated_idx), with no other filter. A
+ * project, is_archived or is_locked: planned for their values every time (rows/repository.ts,
+ * plannedOnce).
+ */
+function plannedOnce(filter: GridFilter): boolean {
+  return !filter.project__sid && filter.is_archived === undefined && filter.is_locked === undefined;
 }
 
 /** The grid page statement of a shape (gridShape), every value a placeholder: org, me, table, project, limit, offset. */
