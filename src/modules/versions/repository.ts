@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, sql, count, type AnyColumn, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
 import { rows, users, versions } from '../../db/schema.js';
@@ -9,8 +9,10 @@ import { storedVersionHash } from './chain.js';
 import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { placeholderMember, placeholderText, runPrepared } from '../../core/prepared.js';
 
-const previous = alias(versions, 'previous');
 const author = alias(users, 'author');
+
+/** A column of versions with its table's name, inside a subquery (rows/fields.ts has the same). */
+const v = (column: AnyColumn): SQL => sql`${column}`;
 
 const fields = {
   sid: versions.sid,
@@ -28,7 +30,9 @@ const fields = {
   date_created: isoTimestamp(versions.dateCreated),
   date_updated: isoTimestamp(versions.dateUpdated),
   // The stored hash of the version before: the chain link is checked without another query.
-  linked_hash: previous.hash,
+  // A lookup by the (row, version) key rather than a join: a plan kept for any row (a
+  // generic plan, rowPageQuery) joined the page to all of the row's versions.
+  linked_hash: sql<string | null>`(SELECT p.hash FROM versions p WHERE p.row_sid = ${v(versions.rowSid)} AND p.version = ${v(versions.version)} - 1)`,
 };
 
 export interface VersionRow {
@@ -47,7 +51,6 @@ function select(db: Db, personnelSid: string, total?: SQL<number>) {
   const chosen = { ...fields, permission: roleOnRows(personnelSid) };
   return db.select(total ? { ...chosen, total } : chosen).from(versions)
     .innerJoin(rows, eq(rows.sid, versions.rowSid))
-    .leftJoin(previous, and(eq(previous.rowSid, versions.rowSid), eq(previous.version, sql`${versions.version} - 1`)))
     .leftJoin(author, eq(author.sid, versions.updatedBy));
 }
 
@@ -75,7 +78,7 @@ export async function pageVersions(
   if (rowSid) {
     return counted(await runPrepared(db, rowPageQuery, membership.role, {
       org: orgSid, row: rowSid, me: membership.personnelSid, after: after ?? offset, limit,
-    }) as (VersionRow & { total: number })[]);
+    }, { generic: true }) as (VersionRow & { total: number })[]);
   }
   const condition = where(orgSid, membership, rowSid);
   return counted(await select(db, membership.personnelSid, totalOf(countQuery(db, condition))).where(condition)
@@ -85,8 +88,12 @@ export async function pageVersions(
 /**
  * The statement of a page of a row's versions with their count, built once a caller's
  * organization role (core/prepared.ts; the read rule's SQL differs by it), every value a
- * placeholder: org, row, me, after, limit. Planned for its values each time (a row may
- * have millions of versions).
+ * placeholder: org, row, me, after, limit. Planned once a connection (a generic plan,
+ * whatever the row's number of versions): the page's sids are found in the (row, version)
+ * index first, the only one that searches by row, and the page's versions are then read by
+ * their key, each with its link (linked_hash) by the (row, version) key. The row's own
+ * condition is left to the page: beside the sids, a plan made for an average row (a version
+ * or two) would read the versions of the row through it and drop those not in the page.
  */
 function rowPageQuery(db: Db, role: string) {
   const membership = placeholderMember(role);
@@ -99,9 +106,12 @@ function rowPageQuery(db: Db, role: string) {
   // A row's versions are numbered 1..n without gaps: page p starts after version
   // (p - 1) * size, found in the (row, version) index instead of skipping rows. The
   // offset of a far page (?page=1000000000) passes an integer's range: compared as bigint.
-  return select(db, membership.personnelSid, total)
-    .where(and(where(membership.organizationSid, membership, rowSid), gt(versions.version, sql`${sql.placeholder('after')}::bigint`)))
+  const page = db.select({ sid: versions.sid }).from(versions)
+    .where(and(eq(versions.rowSid, rowSid), gt(versions.version, sql`${sql.placeholder('after')}::bigint`)))
     .orderBy(asc(versions.version)).limit(sql.placeholder('limit'));
+  return select(db, membership.personnelSid, total)
+    .where(and(sql`${versions.sid} = ANY(ARRAY(${page}))`, where(membership.organizationSid, membership, undefined)))
+    .orderBy(asc(versions.version));
 }
 
 export async function findVersion(db: Db, sid: string, personnelSid: string): Promise<VersionRow | undefined> {
