@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, not, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { notifications, personnel, users } from '../../db/schema.js';
@@ -58,9 +58,12 @@ function select<E extends Record<string, SQL>>(db: Db, extra: E = {} as E, sub =
 /**
  * The inbox of one member: what was sent to them and not deleted
  * (notifications_recipient_inbox_idx); with `isRead`, only the read or the unread ones.
+ * "Not deleted" is written in the statement, not bound as a value: the index holds only the
+ * undeleted notifications, and a plan made for any values (pageInbox's, generic) may use it
+ * only when the statement itself says so.
  */
 function inbox(recipientSid: unknown, isRead?: unknown): SQL {
-  return and(eq(notifications.recipientSid, recipientSid as string), eq(notifications.isDeletedByRecipient, false),
+  return and(eq(notifications.recipientSid, recipientSid as string), not(notifications.isDeletedByRecipient),
     isRead === undefined ? undefined : eq(notifications.isRead, isRead as boolean))!;
 }
 

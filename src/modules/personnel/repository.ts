@@ -112,7 +112,9 @@ function pageQuery(db: Db, shape: string) {
 
 /**
  * A page of an organization's personnel (those the filter finds), oldest first, with their
- * count. A generic plan but for a search (a pattern's selectivity is its own: planned for it).
+ * count. A generic plan but for a search (a pattern's selectivity is its own: planned for it)
+ * and for is_administrator (a plan made for any value cannot use personnel_org_admins_idx,
+ * which holds the Admins only).
  * `maxBytes`: a sized read (the detail shape; pageQuery).
  */
 export async function pageInOrganization(
@@ -121,7 +123,7 @@ export async function pageInOrganization(
   const values = { ...filterValues(filter), max_bytes: maxBytes };
   const shape = Object.keys(values).filter((name) => values[name as keyof typeof values] !== undefined)
     .map((name) => (name === 'max_bytes' ? 'sized' : name)).join(',');
-  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: values.search === undefined }) as (PersonnelRow & { total: number })[]);
+  return counted(await runPrepared(db, pageQuery, shape, { ...values, org: orgSid, limit, offset }, { generic: values.search === undefined && values.is_administrator === undefined }) as (PersonnelRow & { total: number })[]);
 }
 
 export async function findBySid(db: Db, sid: string): Promise<PersonnelRow | undefined> {
