@@ -1,10 +1,10 @@
 // Where the CPU of one request goes (issue 15), in Node and in PostgreSQL.
 //
-//   npm run -s build && node --import tsx bench/profile.ts [--label NAME] [--seconds N] [--scenarios a,b] [--no-trips]
+//   npm run -s build && node --import tsx bench/profile.ts [--label NAME] [--seconds N] [--scenarios a,b] [--connections N] [--no-trips]
 //
 // On a database of its own, seeded like `npm run bench -- --quick`, for each scenario:
 // 1. Node: one server process (WORKERS=1) runs with --cpu-prof while autocannon drives the
-//    scenario at 10 connections for N seconds (default 10) after a 3 s warm-up; only the
+//    scenario at 10 connections (--connections N) for N seconds (default 10) after a 3 s warm-up; only the
 //    profile's samples inside the measured window are counted (V8's profile clock and
 //    process.hrtime are both CLOCK_MONOTONIC), and their time is summed by where it is
 //    spent: the service's own files, each package, Node's core, GC, native built-ins.
@@ -28,6 +28,8 @@ const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const LABEL = option('--label') ?? 'latest';
 const SECONDS = Number(option('--seconds') ?? 10);
+/** --connections N: autocannon's connections (default 10); 1 profiles a request on a machine that is not saturated (a sample of a process waiting for a core is not its CPU). */
+const CONNECTIONS = Number(option('--connections') ?? 10);
 const WANTED = (option('--scenarios') ?? '1-personnel-list,7-row-list-small,2-cell-patch').split(',');
 const TRIP_REQUESTS = 50;
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -120,9 +122,9 @@ async function profileNode(scenario: Scenario) {
   const { managed, base } = await startServer(`prof-${scenario.id}`, dbUrl, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   try {
     await once(base, scenario.spec);
-    await drive(base, scenario.spec, 10, 3);
+    await drive(base, scenario.spec, CONNECTIONS, 3);
     const t0 = Number(process.hrtime.bigint() / 1000n);
-    const run = await drive(base, scenario.spec, 10, SECONDS);
+    const run = await drive(base, scenario.spec, CONNECTIONS, SECONDS);
     const t1 = Number(process.hrtime.bigint() / 1000n);
     await managed.stop(30_000);
     const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
@@ -210,7 +212,7 @@ async function main() {
   });
   const node: Record<string, unknown> = {};
   for (const scenario of scenarios) {
-    log(`profiling ${scenario.id} (${SECONDS} s at 10 connections)`);
+    log(`profiling ${scenario.id} (${SECONDS} s at ${CONNECTIONS} connections)`);
     node[scenario.id] = await profileNode(scenario);
   }
   // --no-trips: the Node side only (the wire counter speaks TCP: a BENCH_DATABASE_URL on a Unix socket needs it).
