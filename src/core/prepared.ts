@@ -25,8 +25,9 @@ const genericTwins = new WeakMap<object, Db>();
  * statement prepared on the connection is planned once, for no values, and keeps that
  * plan. Only for statements whose best plan cannot depend on the values (keys, a page of
  * an organization's or a recipient's records, a page of a table's rows in an order one of
- * its indexes gives); those over a row's versions, or a table's rows filtered further,
- * stay on `db` (`force_custom_plan`: planned for their values every time). A transaction's handle has no twin: its statements stay in it.
+ * its indexes gives, a page of a row's versions found in its index); a table's rows
+ * filtered further and searches stay on `db` (`force_custom_plan`: planned for their
+ * values every time). A transaction's handle has no twin: its statements stay in it.
  */
 export function planGenerically(db: Db, twin: Db): void {
   genericTwins.set(db, twin);

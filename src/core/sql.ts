@@ -1,6 +1,16 @@
 import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
 
 /**
+ * A column always written with its table's name, for a subquery correlated to the outer
+ * query: Drizzle writes the bare column name in the fields of a one-table select, which
+ * inside a subquery would name the subquery's own column of that name (a nested SQL keeps
+ * the table's name).
+ */
+export function qualified(column: AnyColumn): SQL {
+  return sql`${column}`;
+}
+
+/**
  * How the API names a person (a user or a personnel record): "First Last", or the email
  * when both names are blank; '' when there is nobody (an outer join found no one).
  */

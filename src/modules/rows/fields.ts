@@ -4,15 +4,11 @@
 import { sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { rows } from '../../db/schema.js';
-import { isoTimestamp, personName } from '../../core/sql.js';
+import { isoTimestamp, personName, qualified } from '../../core/sql.js';
 import { roleOnRows } from './access.js';
 
-/**
- * A column of record_rows, always with its table's name: Drizzle writes the bare column
- * name in the fields of a one-table select, which inside a subquery would name the
- * subquery's own column of that name (a nested SQL keeps the table's name).
- */
-const r = (column: AnyColumn): SQL => sql`${column}`;
+/** A column of record_rows with its table's name, inside a correlated subquery (core/sql.ts qualified). */
+const r = qualified;
 
 /** A row's projects as [{sid, name}]: its first project, then the others in the order they were added. */
 const projectsOf = sql<{ sid: string; name: string }[]>`(

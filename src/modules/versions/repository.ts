@@ -1,8 +1,8 @@
-import { and, asc, eq, gt, sql, count, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
 import { rows, users, versions } from '../../db/schema.js';
-import { isoTimestamp } from '../../core/sql.js';
+import { isoTimestamp, qualified } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
 import { storedVersionHash } from './chain.js';
@@ -10,9 +10,6 @@ import { counted, totalOf, type Counted } from '../../core/pagination.js';
 import { placeholderMember, placeholderText, runPrepared } from '../../core/prepared.js';
 
 const author = alias(users, 'author');
-
-/** A column of versions with its table's name, inside a subquery (rows/fields.ts has the same). */
-const v = (column: AnyColumn): SQL => sql`${column}`;
 
 const fields = {
   sid: versions.sid,
@@ -32,7 +29,7 @@ const fields = {
   // The stored hash of the version before: the chain link is checked without another query.
   // A lookup by the (row, version) key rather than a join: a plan kept for any row (a
   // generic plan, rowPageQuery) joined the page to all of the row's versions.
-  linked_hash: sql<string | null>`(SELECT p.hash FROM versions p WHERE p.row_sid = ${v(versions.rowSid)} AND p.version = ${v(versions.version)} - 1)`,
+  linked_hash: sql<string | null>`(SELECT p.hash FROM versions p WHERE p.row_sid = ${qualified(versions.rowSid)} AND p.version = ${qualified(versions.version)} - 1)`,
 };
 
 export interface VersionRow {
