@@ -136,6 +136,21 @@ describe('row list and detail', () => {
     }
   });
 
+  test('another organization\'s table as table__sid: none of its rows, in any shape, read by the Admin or a member, with or without is_archived', async () => {
+    const theirs = await foreignRecords(ws);
+    for (const reader of [ws.admin, ws.projectEdit]) {
+      for (const serializer of ['name', 'list', 'detail'] as const) {
+        for (const query of [{ table__sid: theirs.table.sid }, { table__sid: theirs.table.sid, is_archived: 'false' }] as Record<string, string>[]) {
+          const page = assertRecordPage(await reader.api.get(rowList(query, serializer)), `row.${serializer}`, `${serializer} ${JSON.stringify(query)}`);
+          assert.deepEqual({ count: page.count, results: page.results }, { count: 0, results: [] }, `${serializer} ${JSON.stringify(query)}`);
+        }
+      }
+    }
+    // Their own organization's list of that table holds their row (the filter, not the table, is what found nothing above).
+    const own = assertRecordPage(await ws.outsider.api.get(recordPaths.rowList(ws.outsiderOrg.sid, 'name', { table__sid: theirs.table.sid })), 'row.name', 'theirs');
+    assert.deepEqual(own.results, [{ sid: theirs.row.sid, name: theirs.row.name }]);
+  });
+
   for (const role of ROLES) {
     test(`read by the ${ROLE_NAMES[role]}`, async () => {
       const api = ws.api[role];
