@@ -88,13 +88,13 @@ async function gridPage(ctx: AppContext, request: FastifyRequest, reply: Fastify
   const filter = request.query as GridFilter & { page?: number; page_size?: number };
   const page = pageRequest(filter);
   // Each row's cells came in its own statement; a cell's row, state and the caller's role are its row's.
-  const withCells = (found: GridRowRecord[]) => found.map(({ project_sid: _p, permission, cells, ...fields }) => {
-    const row = { sid: fields.sid, name: fields.name };
+  // The record is completed in place, not copied: the answer's serializer (GridRow) writes
+  // only the shape's fields, so project_sid and permission stay behind unwritten.
+  const withCells = (found: GridRowRecord[]) => found.map((record) => {
+    const standing = { row: { sid: record.sid, name: record.name }, permission: record.permission, is_locked: record.is_locked, is_archived: record.is_archived };
     const byColumn: Record<string, unknown> = {};
-    for (const cell of cells) {
-      byColumn[cell.column.sid] = serializeCellDetail({ ...cell, row, is_locked: fields.is_locked, is_archived: fields.is_archived, permission }, membership);
-    }
-    return { ...fields, owner: fields.created_by, cells: byColumn, change_permission: permissions.row.change(membership, permission) };
+    for (const cell of record.cells) byColumn[cell.column.sid] = serializeCellDetail(cell, standing, membership);
+    return Object.assign(record, { owner: record.created_by, cells: byColumn, change_permission: permissions.row.change(membership, record.permission) });
   });
   const projectRole = () => (filter.project__sid && isSid(filter.project__sid) ? findProjectRole(ctx.db, membership.personnelSid, filter.project__sid) : null);
   const addPermission = (role: Awaited<ReturnType<typeof projectRole>>) => (filter.project__sid ? permissions.row.create(membership, role) : false);
