@@ -132,6 +132,8 @@ describe('a new person, from sign-up to a verified chain', () => {
       await dialog.getByLabel('Row name').fill(name);
       await dialog.getByRole('button', { name: 'Add row' }).click();
       await page.getByRole('rowheader', { name: name }).waitFor();
+      // The row may show (its live event) before the dialog has the POST's answer and closes.
+      await dialog.waitFor({ state: 'hidden' });
     }
     await assertAccessible(page, 'records grid');
     await assertKeyboardReachable(page, 'records grid');

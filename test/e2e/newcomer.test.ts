@@ -218,6 +218,8 @@ describe('a newcomer on a fresh instance, and the colleague she invites', () => 
       await dialog.getByLabel('Row name').fill(name);
       await dialog.getByRole('button', { name: 'Add row' }).click();
       await p.getByRole('rowheader', { name }).waitFor();
+      // The row may show (its live event) before the dialog has the POST's answer and closes.
+      await dialog.waitFor({ state: 'hidden' });
     }
     await assertAccessible(p, 'records grid');
   });
