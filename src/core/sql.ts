@@ -1,4 +1,4 @@
-import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper, type AnyColumn } from 'drizzle-orm';
 
 /**
  * A column always written with its table's name, for a subquery correlated to the outer
@@ -8,6 +8,16 @@ import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
  */
 export function qualified(column: AnyColumn): SQL {
   return sql`${column}`;
+}
+
+/**
+ * The condition that keeps the records whose `column` (their key) a page's subquery found:
+ * `column = ANY(ARRAY(page))` rather than `IN (page)`, so the page is found first, once, and
+ * its records are then read by their key in any plan (a plan kept for any values may
+ * otherwise join the page to a scan of the whole table).
+ */
+export function inPage(column: AnyColumn, page: SQLWrapper): SQL {
+  return sql`${column} = ANY(ARRAY(${page}))`;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { rows } from '../../db/schema.js';
-import { isoTimestamp, personName, qualified } from '../../core/sql.js';
+import { inPage, isoTimestamp, personName, qualified } from '../../core/sql.js';
 import { roleOnRows } from './access.js';
 
 /** A column of record_rows with its table's name, inside a correlated subquery (core/sql.ts qualified). */
@@ -103,14 +103,11 @@ export function select<E extends Record<string, SQL>>(db: Db, personnelSid: stri
 }
 
 /**
- * The condition that selects a page's rows: their sids, found along the order's index first,
- * and only they get their fields (each a lookup by key: table, project, people, role).
- * Selected with their fields, a deep page's skipped rows got them too: page 10,000 of a
- * table computed them for 100,000 rows (seconds). `sid = ANY(ARRAY(…))` rather than `IN`:
- * the page is found once, before the rows are read by their key, in any plan (a plan kept
- * for any values may otherwise join the page to a scan of the whole of record_rows).
+ * The condition that selects a page's rows (core/sql.ts inPage): their sids, found along the
+ * order's index first, and only they get their fields (each a lookup by key: table, project,
+ * people, role). Selected with their fields, a deep page's skipped rows got them too: page
+ * 10,000 of a table computed them for 100,000 rows (seconds).
  */
 export function pageOf(db: Db, condition: SQL, first: SQL, then: SQL, limit: number | Placeholder, offset: number | Placeholder): SQL {
-  const page = db.select({ sid: rows.sid }).from(rows).where(condition).orderBy(first, then).limit(limit).offset(offset);
-  return sql`${rows.sid} = ANY(ARRAY(${page}))`;
+  return inPage(rows.sid, db.select({ sid: rows.sid }).from(rows).where(condition).orderBy(first, then).limit(limit).offset(offset));
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql, count, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { query, type Db } from '../../db/client.js';
 import { rows, users, versions } from '../../db/schema.js';
-import { isoTimestamp, qualified } from '../../core/sql.js';
+import { inPage, isoTimestamp, qualified } from '../../core/sql.js';
 import type { Membership } from '../../core/access.js';
 import { readableRows, roleOnRows } from '../rows/access.js';
 import { storedVersionHash } from './chain.js';
@@ -107,7 +107,7 @@ function rowPageQuery(db: Db, role: string) {
     .where(and(eq(versions.rowSid, rowSid), gt(versions.version, sql`${sql.placeholder('after')}::bigint`)))
     .orderBy(asc(versions.version)).limit(sql.placeholder('limit'));
   return select(db, membership.personnelSid, total)
-    .where(and(sql`${versions.sid} = ANY(ARRAY(${page}))`, where(membership.organizationSid, membership, undefined)))
+    .where(and(inPage(versions.sid, page), where(membership.organizationSid, membership, undefined)))
     .orderBy(asc(versions.version));
 }
 
